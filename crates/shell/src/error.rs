@@ -1,0 +1,19 @@
+//! The shell crate's one error type. A script's own failures are not errors here: they
+//! come back as an exit status and stderr, as in a terminal.
+
+/// A shell session could not be set up as asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShellError {
+    /// A limit has a value the shell cannot run with.
+    #[error("invalid shell limit `{name}`: {reason}")]
+    InvalidLimit {
+        /// The limit's field name.
+        name: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The starting file tree could not be made.
+    #[error("could not prepare the sandbox filesystem: {0}")]
+    Filesystem(#[from] sandtab_vfs::VfsError),
+}

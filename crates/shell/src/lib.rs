@@ -1,0 +1,264 @@
+//! sandtab's agent shell.
+//!
+//! A [`Shell`] is one shell session over a sandbox's filesystem: `cd`, variables and
+//! functions persist from one [`Shell::exec`] to the next, as in a terminal. The engine is
+//! the `bashkit` crate; every bashkit type stays inside this crate so that it could be
+//! replaced without touching callers.
+//!
+//! Platform-free: it runs natively (tests, a CLI) and in the browser's worker.
+
+mod error;
+mod fs_adapter;
+mod limits;
+
+pub use error::ShellError;
+pub use fs_adapter::WallClock;
+pub use limits::ShellLimits;
+
+use bashkit::{Bash, PosixFs};
+use sandtab_vfs::{MemFs, VfsPath};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Home and starting directory of the agent.
+pub const HOME: &str = "/home/agent";
+
+/// Exit status of a command that hit a limit (bash's "cannot execute").
+pub const EXIT_LIMIT: i32 = 126;
+/// Exit status of a script that does not parse (bash's "misuse of shell builtins").
+pub const EXIT_SYNTAX: i32 = 2;
+/// Exit status of a cancelled command (128 + SIGINT, as after Ctrl-C in bash).
+pub const EXIT_CANCELLED: i32 = 130;
+
+/// Which output stream a chunk belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// What one `exec` produced. Output is bytes: a command may write anything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExecOutcome {
+    /// Everything written to stdout, up to the output limit.
+    pub stdout: Vec<u8>,
+    /// Everything written to stderr, up to the output limit, plus the shell's own
+    /// message when a limit, a syntax error or a cancellation ended the exec.
+    pub stderr: Vec<u8>,
+    /// The exit status, as bash would report it in `$?`.
+    pub exit_code: i32,
+    /// Whether stdout went over the output limit and was cut.
+    pub stdout_truncated: bool,
+    /// Whether stderr went over the output limit and was cut.
+    pub stderr_truncated: bool,
+}
+
+impl ExecOutcome {
+    /// stdout as text (invalid UTF-8 replaced).
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// stderr as text (invalid UTF-8 replaced).
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Stops the exec that is running (or the next one to poll) from anywhere.
+#[derive(Debug, Clone)]
+pub struct CancelHandle {
+    flag: Arc<AtomicBool>,
+}
+
+impl CancelHandle {
+    /// Asks the running exec to stop. It ends with exit status 130.
+    pub fn cancel(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+    }
+}
+
+/// One shell session over a sandbox's filesystem.
+pub struct Shell {
+    bash: Bash,
+    fs: Arc<MemFs>,
+    limits: ShellLimits,
+}
+
+impl std::fmt::Debug for Shell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shell")
+            .field("fs", &self.fs)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shell {
+    /// A new session on `fs`, starting in [`HOME`] (created if missing, with `/tmp`).
+    pub fn new(fs: Arc<MemFs>, limits: ShellLimits) -> Result<Self, ShellError> {
+        limits.validate()?;
+        for dir in [HOME, "/tmp"] {
+            fs.create_dir_all(&VfsPath::parse(dir)?)?;
+        }
+        let bash = Bash::builder()
+            .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(fs.clone()))))
+            .limits(limits.to_bashkit())
+            .session_limits(
+                bashkit::SessionLimits::new()
+                    .max_total_commands(u64::MAX)
+                    .max_exec_calls(u64::MAX),
+            )
+            .username("agent")
+            .hostname("sandtab")
+            .cwd(HOME)
+            .env("HOME", HOME)
+            .env("USER", "agent")
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .build();
+        Ok(Self { bash, fs, limits })
+    }
+
+    /// The filesystem this session works on.
+    pub fn fs(&self) -> &Arc<MemFs> {
+        &self.fs
+    }
+
+    /// The limits each exec runs under.
+    pub fn limits(&self) -> &ShellLimits {
+        &self.limits
+    }
+
+    /// A handle that cancels the running exec.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        CancelHandle {
+            flag: self.bash.cancellation_token(),
+        }
+    }
+
+    /// Runs `script` and collects its output.
+    pub async fn exec(&mut self, script: &str) -> ExecOutcome {
+        self.exec_streaming(script, &mut |_, _| {}).await
+    }
+
+    /// Runs `script`, handing each chunk of output to `on_output` as it is written, and
+    /// returns everything collected. Never fails: a syntax error, a limit or a
+    /// cancellation is reported as an exit status and a message on stderr.
+    pub async fn exec_streaming(
+        &mut self,
+        script: &str,
+        on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
+    ) -> ExecOutcome {
+        // A cancel aimed at an earlier exec must not stop this one.
+        self.bash.cancellation_token().store(false, Ordering::SeqCst);
+        let cap = self.limits.max_output_bytes;
+        let collector = Mutex::new(Collector::new(cap, on_output));
+        let collector = &collector;
+        let result = self
+            .bash
+            .execute(script)
+            .stdout_fn(move |chunk| async move {
+                lock(collector).push(Stream::Stdout, &chunk);
+                Ok(())
+            })
+            .stderr_fn(move |chunk| async move {
+                lock(collector).push(Stream::Stderr, &chunk);
+                Ok(())
+            })
+            .await;
+        let mut collected = lock(collector);
+        let exit_code = match result {
+            Ok(result) => {
+                // bashkit stops accepting output at the limit itself and says so here.
+                collected.stdout_truncated |= result.stdout_truncated;
+                collected.stderr_truncated |= result.stderr_truncated;
+                result.exit_code
+            }
+            Err(err) => {
+                let (code, message) = describe_failure(&err);
+                collected.push(Stream::Stderr, message.as_bytes());
+                code
+            }
+        };
+        ExecOutcome {
+            stdout: std::mem::take(&mut collected.stdout),
+            stderr: std::mem::take(&mut collected.stderr),
+            exit_code,
+            stdout_truncated: collected.stdout_truncated,
+            stderr_truncated: collected.stderr_truncated,
+        }
+    }
+}
+
+fn lock<'a, 'b>(collector: &'a Mutex<Collector<'b>>) -> std::sync::MutexGuard<'a, Collector<'b>> {
+    collector.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The exit status and the message for an exec that bashkit ended with an error.
+fn describe_failure(err: &bashkit::Error) -> (i32, String) {
+    match err {
+        bashkit::Error::Parse { .. } => (EXIT_SYNTAX, format!("sandtab: syntax error: {err}\n")),
+        bashkit::Error::ResourceLimit(limit) => (
+            EXIT_LIMIT,
+            format!(
+                "sandtab: limit reached: {limit} [{}]\n",
+                limit_name(limit).unwrap_or("limits")
+            ),
+        ),
+        bashkit::Error::Cancelled => (EXIT_CANCELLED, "sandtab: cancelled\n".to_owned()),
+        other => (1, format!("sandtab: {other}\n")),
+    }
+}
+
+/// The [`ShellLimits`] field a bashkit limit corresponds to, so the message tells the
+/// user which knob to turn.
+fn limit_name(limit: &bashkit::LimitExceeded) -> Option<&'static str> {
+    use bashkit::LimitExceeded as L;
+    Some(match limit {
+        L::MaxCommands(_) => "max_commands",
+        L::MaxLoopIterations(_) => "max_loop_iterations",
+        L::MaxTotalLoopIterations(_) => "max_total_loop_iterations",
+        L::MaxFunctionDepth(_) => "max_function_depth",
+        L::Timeout(_) => "timeout",
+        _ => return None,
+    })
+}
+
+/// Collects output up to the cap while passing every chunk on.
+struct Collector<'a> {
+    cap: usize,
+    on_output: &'a mut (dyn FnMut(Stream, &[u8]) + Send),
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    stdout_truncated: bool,
+    stderr_truncated: bool,
+}
+
+impl<'a> Collector<'a> {
+    fn new(cap: usize, on_output: &'a mut (dyn FnMut(Stream, &[u8]) + Send)) -> Self {
+        Self {
+            cap,
+            on_output,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+        }
+    }
+
+    fn push(&mut self, stream: Stream, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return;
+        }
+        (self.on_output)(stream, chunk);
+        let (buffer, truncated) = match stream {
+            Stream::Stdout => (&mut self.stdout, &mut self.stdout_truncated),
+            Stream::Stderr => (&mut self.stderr, &mut self.stderr_truncated),
+        };
+        let room = self.cap.saturating_sub(buffer.len());
+        buffer.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        *truncated |= chunk.len() > room;
+    }
+}

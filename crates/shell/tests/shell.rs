@@ -1,0 +1,174 @@
+//! The shell facade, natively: output, persistence across execs, files on the VFS, and the
+//! answers to bad input (syntax errors, limits, cancellation).
+
+use sandtab_shell::{
+    EXIT_CANCELLED, EXIT_LIMIT, EXIT_SYNTAX, ExecOutcome, Shell, ShellLimits, Stream, WallClock,
+};
+use sandtab_vfs::{MemFs, VfsPath};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn new_shell(limits: ShellLimits) -> Shell {
+    Shell::new(Arc::new(MemFs::new(Arc::new(WallClock))), limits).unwrap()
+}
+
+async fn run(shell: &mut Shell, script: &str) -> ExecOutcome {
+    shell.exec(script).await
+}
+
+#[tokio::test]
+async fn echo_to_a_file_and_cat_it_back() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = run(&mut shell, "echo hello > /tmp/a; cat /tmp/a").await;
+    assert_eq!(out.stdout_text(), "hello\n");
+    assert_eq!(out.exit_code, 0);
+    // The write landed in sandtab's VFS, not in bashkit's own memory.
+    let data = shell.fs().read(&VfsPath::parse("/tmp/a").unwrap()).unwrap();
+    assert_eq!(data, b"hello\n");
+}
+
+#[tokio::test]
+async fn files_written_to_the_vfs_are_visible_to_the_shell() {
+    let mut shell = new_shell(ShellLimits::default());
+    shell
+        .fs()
+        .write(&VfsPath::parse("/home/agent/notes.txt").unwrap(), b"one\ntwo\nthree\n")
+        .unwrap();
+    let out = run(&mut shell, "wc -l < notes.txt; ls").await;
+    assert_eq!(out.stdout_text(), "3\nnotes.txt\n");
+}
+
+#[tokio::test]
+async fn session_state_persists_between_execs() {
+    let mut shell = new_shell(ShellLimits::default());
+    run(&mut shell, "mkdir -p /work/proj && cd /work/proj; X=42; greet() { echo hi $1; }").await;
+    let out = run(&mut shell, "pwd; echo $X; greet there").await;
+    assert_eq!(out.stdout_text(), "/work/proj\n42\nhi there\n");
+}
+
+#[tokio::test]
+async fn exit_status_and_stderr_are_reported() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = run(&mut shell, "cat /nope; echo done >&2; exit 3").await;
+    assert_eq!(out.exit_code, 3);
+    let stderr = out.stderr_text();
+    assert!(stderr.contains("/nope"), "{stderr}");
+    assert!(stderr.ends_with("done\n"), "{stderr}");
+}
+
+#[tokio::test]
+async fn output_streams_in_chunks_as_it_is_written() {
+    let mut shell = new_shell(ShellLimits::default());
+    let mut chunks = Vec::new();
+    let out = shell
+        .exec_streaming("for i in 1 2 3; do echo $i; done; echo oops >&2", &mut |s, c| {
+            chunks.push((s, c.to_vec()))
+        })
+        .await;
+    assert_eq!(out.stdout_text(), "1\n2\n3\n");
+    let streamed_out: Vec<u8> = chunks
+        .iter()
+        .filter(|(s, _)| *s == Stream::Stdout)
+        .flat_map(|(_, c)| c.clone())
+        .collect();
+    assert_eq!(streamed_out, b"1\n2\n3\n");
+    assert!(chunks.contains(&(Stream::Stderr, b"oops\n".to_vec())));
+}
+
+#[tokio::test]
+async fn binary_output_is_not_mangled() {
+    let mut shell = new_shell(ShellLimits::default());
+    shell
+        .fs()
+        .write(&VfsPath::parse("/tmp/bin").unwrap(), &[0, 0xff, 0xfe, b'\n', 0x80])
+        .unwrap();
+    let out = run(&mut shell, "cat /tmp/bin").await;
+    assert_eq!(out.stdout, vec![0, 0xff, 0xfe, b'\n', 0x80]);
+}
+
+#[tokio::test]
+async fn a_syntax_error_is_exit_2_with_a_message() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = run(&mut shell, "if then fi (").await;
+    assert_eq!(out.exit_code, EXIT_SYNTAX);
+    assert!(out.stderr_text().contains("syntax error"), "{}", out.stderr_text());
+    // The session is still usable.
+    assert_eq!(run(&mut shell, "echo ok").await.stdout_text(), "ok\n");
+}
+
+#[tokio::test]
+async fn an_endless_loop_stops_at_the_iteration_limit() {
+    let limits = ShellLimits {
+        max_loop_iterations: 5_000,
+        ..ShellLimits::default()
+    };
+    let mut shell = new_shell(limits);
+    let out = run(&mut shell, "echo before > /tmp/kept; while true; do :; done").await;
+    assert_eq!(out.exit_code, EXIT_LIMIT, "{}", out.stderr_text());
+    let stderr = out.stderr_text();
+    assert!(stderr.contains("max_loop_iterations"), "{stderr}");
+    assert!(stderr.contains("5000"), "{stderr}");
+    assert_eq!(run(&mut shell, "cat /tmp/kept").await.stdout_text(), "before\n");
+}
+
+#[tokio::test]
+async fn a_hundred_thousand_iteration_loop_runs_by_default() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = run(&mut shell, "n=0; for i in $(seq 1 100000); do n=$((n+1)); done; echo $n").await;
+    assert_eq!(out.stdout_text(), "100000\n", "{}", out.stderr_text());
+}
+
+#[tokio::test]
+async fn the_command_limit_names_itself() {
+    let limits = ShellLimits {
+        max_commands: 50,
+        ..ShellLimits::default()
+    };
+    let mut shell = new_shell(limits);
+    let out = run(&mut shell, "for i in $(seq 1 100); do echo $i; done").await;
+    assert_eq!(out.exit_code, EXIT_LIMIT);
+    assert!(out.stderr_text().contains("max_commands"), "{}", out.stderr_text());
+}
+
+#[tokio::test]
+async fn output_over_the_cap_is_cut_and_flagged() {
+    let limits = ShellLimits {
+        max_output_bytes: 1000,
+        ..ShellLimits::default()
+    };
+    let mut shell = new_shell(limits);
+    let out = run(&mut shell, "for i in $(seq 1 1000); do echo line $i; done").await;
+    assert!(out.stdout.len() <= 1000, "{}", out.stdout.len());
+    assert!(out.stdout_truncated);
+}
+
+#[tokio::test]
+async fn cancel_stops_a_cpu_bound_loop_and_the_session_survives() {
+    let mut shell = new_shell(ShellLimits::default());
+    run(&mut shell, "echo keep > /tmp/k; cd /tmp").await;
+    let cancel = shell.cancel_handle();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancel.cancel();
+    });
+    let out = run(&mut shell, "while true; do :; done").await;
+    canceller.await.unwrap();
+    assert_eq!(out.exit_code, EXIT_CANCELLED, "{}", out.stderr_text());
+    assert!(out.stderr_text().contains("cancelled"));
+    let after = run(&mut shell, "pwd; cat k").await;
+    assert_eq!(after.stdout_text(), "/tmp\nkeep\n");
+}
+
+#[test]
+fn invalid_limits_are_refused_with_the_limit_named() {
+    let fs = Arc::new(MemFs::new(Arc::new(WallClock)));
+    let err = Shell::new(
+        fs,
+        ShellLimits {
+            timeout: Duration::ZERO,
+            ..ShellLimits::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("timeout"), "{err}");
+}
