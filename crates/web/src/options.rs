@@ -33,7 +33,7 @@ pub fn parse_limits(options: &JsValue) -> Result<ShellLimits, String> {
     if !given.is_object() {
         return Err("options.limits must be an object".into());
     }
-    for key in Object::keys(given.unchecked_ref()).iter() {
+    for key in Object::keys(given.unchecked_ref::<Object>()).iter() {
         let key = key.as_string().unwrap_or_default();
         if !LIMIT_FIELDS.contains(&key.as_str()) {
             return Err(format!(

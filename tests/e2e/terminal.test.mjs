@@ -1,0 +1,113 @@
+// End to end, as a person meets it: the demo page served on 127.0.0.1, a real browser,
+// keys typed into the terminal, text read off the screen.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { serve } from '../../scripts/serve.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+
+const ROOT = new URL('../../www/dist/', import.meta.url).pathname;
+const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
+const PROMPT = 'agent@sandtab:$';
+
+/** The terminal's visible rows, as text. */
+async function screen(page) {
+  return page.$$eval('#terminal .xterm-rows > div', (rows) => rows.map((row) => row.textContent.replace(/\u00a0/g, ' ').trimEnd()));
+}
+
+async function waitForScreen(page, predicate, what, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  let rows = [];
+  while (Date.now() < deadline) {
+    rows = await screen(page);
+    if (predicate(rows)) return rows;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`timed out waiting for ${what}; the screen shows:\n${rows.filter(Boolean).join('\n')}`);
+}
+
+const promptCount = (rows) => rows.filter((row) => row.startsWith(PROMPT)).length;
+
+async function typeLine(page, line) {
+  await page.focus('#terminal .xterm-helper-textarea');
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+}
+
+for (const name of browserNames) {
+  describe(`demo page in ${name}`, () => {
+    let server;
+    let browser;
+    let page;
+    let errors;
+
+    before(async () => {
+      server = await serve(ROOT);
+      browser = await launch(name);
+      ({ page, errors } = await openPage(browser, server.url));
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
+    });
+
+    after(async () => {
+      if (page) {
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: `${ARTIFACTS}demo-${name}.png` }).catch(() => {});
+      }
+      await browser?.close();
+      await server?.close();
+    });
+
+    test('a typed command shows its output', async () => {
+      await typeLine(page, 'echo hello > /tmp/a; cat /tmp/a');
+      const rows = await waitForScreen(page, (r) => promptCount(r) === 2, 'the command to finish');
+      const command = rows.findIndex((row) => row.includes('echo hello > /tmp/a; cat /tmp/a'));
+      assert.ok(command >= 0, rows.join('\n'));
+      assert.equal(rows[command + 1], 'hello');
+    });
+
+    test('the files panel lists what the command wrote', async () => {
+      await page.waitForFunction(
+        () => [...document.querySelectorAll('#files li.file')].some((li) => li.textContent === 'a6 B' && li.parentElement.parentElement.firstChild.textContent === 'tmp/'),
+        { timeout: 10_000 },
+      );
+    });
+
+    test('history recalls the previous command with the up arrow', async () => {
+      await page.focus('#terminal .xterm-helper-textarea');
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('Enter');
+      const rows = await waitForScreen(page, (r) => promptCount(r) === 3, 'the recalled command to finish');
+      assert.equal(rows.filter((row) => row === 'hello').length, 2, rows.join('\n'));
+    });
+
+    test('Ctrl-C stops a CPU-bound loop and the sandbox keeps its files', async () => {
+      await typeLine(page, 'while true; do :; done');
+      await new Promise((r) => setTimeout(r, 300)); // let the loop get going
+      const stillRunning = await page.$eval('#terminal', (el) => el.running);
+      assert.equal(stillRunning, true, 'the loop should still be running before Ctrl-C');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('c');
+      await page.keyboard.up('Control');
+      await waitForScreen(page, (r) => r.some((row) => row.includes('sandtab: cancelled')) && promptCount(r) === 4, 'the cancel to land', 5_000);
+      await typeLine(page, 'cat /tmp/a; echo status=$?');
+      const rows = await waitForScreen(page, (r) => promptCount(r) === 5, 'the command after the cancel');
+      assert.ok(rows.includes('status=0'), rows.join('\n'));
+      assert.equal(rows.filter((row) => row === 'hello').length, 3, rows.join('\n'));
+    });
+
+    test('a syntax error gets exit status 2 and a message', async () => {
+      await page.evaluate(() => {
+        window.commandEnds = [];
+        document.getElementById('terminal').addEventListener('command-end', (e) => window.commandEnds.push(e.detail));
+      });
+      await typeLine(page, 'if then fi (');
+      const rows = await waitForScreen(page, (r) => promptCount(r) === 6, 'the syntax error');
+      assert.ok(rows.some((row) => row.includes('sandtab: syntax error')), rows.join('\n'));
+      assert.deepEqual(await page.evaluate(() => window.commandEnds), [{ command: 'if then fi (', exitCode: 2 }]);
+    });
+
+    test('nothing was logged as an error', () => {
+      assert.deepEqual(errors, []);
+    });
+  });
+}

@@ -1,0 +1,196 @@
+// <sandtab-terminal>: a terminal on a sandbox, built on xterm.js. Line editing and
+// history are local (line-editor.ts); each submitted line runs as one `exec`, its output
+// streams in as it is written, and Ctrl-C cancels the running command.
+
+import { Terminal } from '@xterm/xterm';
+import { Sandbox } from './sandbox.js';
+import { LineEditor, splitKeys } from './line-editor.js';
+import { XTERM_CSS } from './xterm-css.js';
+
+const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
+
+/** Fired after each command with `{ command, exitCode }`. */
+export interface CommandEndDetail {
+  command: string;
+  exitCode: number;
+}
+
+function injectStyles(): void {
+  if (document.getElementById('sandtab-xterm-css')) return;
+  const style = document.createElement('style');
+  style.id = 'sandtab-xterm-css';
+  style.textContent = `${XTERM_CSS}\nsandtab-terminal{display:block;min-height:12em}`;
+  document.head.append(style);
+}
+
+export class SandtabTerminal extends HTMLElement {
+  #sandbox: Sandbox | null = null;
+  #term: Terminal | null = null;
+  #editor = new LineEditor();
+  #running = false;
+  #typeAhead: string[] = [];
+  #endsWithNewline = true;
+  #ready: Promise<void> | null = null;
+
+  /** The sandbox the terminal runs commands in. Set it before the element is connected
+   * to share one with the page; otherwise the terminal creates its own. */
+  get sandbox(): Sandbox | null {
+    return this.#sandbox;
+  }
+  set sandbox(sandbox: Sandbox | null) {
+    this.#sandbox = sandbox;
+  }
+
+  /** Resolves when the terminal shows its first prompt. */
+  get ready(): Promise<void> {
+    return this.#ready ?? Promise.resolve();
+  }
+
+  /** Whether a command is running. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  connectedCallback(): void {
+    if (this.#term) return;
+    injectStyles();
+    const term = new Terminal({
+      convertEol: true,
+      cursorBlink: true,
+      fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
+      fontSize: 14,
+      scrollback: 5000,
+      theme: { background: '#1e1e1e', foreground: '#d4d4d4' },
+    });
+    this.#term = term;
+    term.open(this);
+    term.onData((data) => this.#input(data));
+    this.#ready = this.#start();
+  }
+
+  disconnectedCallback(): void {
+    this.#term?.dispose();
+    this.#term = null;
+  }
+
+  /** Focuses the terminal for typing. */
+  override focus(): void {
+    this.#term?.focus();
+  }
+
+  /** Runs a line as if typed and submitted. */
+  async run(line: string): Promise<number> {
+    this.#term?.write(line + '\r\n');
+    return this.#execute(line);
+  }
+
+  async #start(): Promise<void> {
+    const term = this.#term!;
+    if (!this.#sandbox) {
+      term.write('Starting sandbox...');
+      try {
+        this.#sandbox = await Sandbox.create();
+      } catch (err) {
+        term.write(`\r\n\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+        throw err;
+      }
+      term.write('\r\x1b[K');
+    }
+    term.write('sandtab: a sandbox in this tab. Ctrl-C stops a command.\r\n');
+    term.write(PROMPT);
+  }
+
+  #input(data: string): void {
+    for (const key of splitKeys(data)) {
+      if (this.#running) {
+        if (key === '\x03') {
+          this.#sandbox?.cancel();
+          this.#typeAhead = [];
+        } else {
+          this.#typeAhead.push(key);
+        }
+        continue;
+      }
+      // Starting a command sets #running at once, so keys after Enter wait for it.
+      this.#key(key);
+    }
+  }
+
+  #key(key: string): void {
+    const term = this.#term;
+    if (!term) return;
+    const result = this.#editor.key(key);
+    switch (result.kind) {
+      case 'edit':
+        this.#redraw();
+        return;
+      case 'submit':
+        term.write('\r\n');
+        if (result.line.trim() === '') {
+          term.write(PROMPT);
+          return;
+        }
+        void this.#execute(result.line);
+        return;
+      case 'interrupt':
+        term.write('^C\r\n' + PROMPT);
+        return;
+      case 'clear':
+        term.clear();
+        this.#redraw();
+        return;
+      case 'none':
+        return;
+    }
+  }
+
+  #redraw(): void {
+    const { line, cursor } = this.#editor;
+    const back = line.length - cursor;
+    this.#term?.write('\r' + PROMPT + line + '\x1b[K' + (back > 0 ? `\x1b[${back}D` : ''));
+  }
+
+  async #execute(line: string): Promise<number> {
+    const term = this.#term;
+    const sandbox = this.#sandbox;
+    if (!term || !sandbox) return -1;
+    this.#running = true;
+    this.#endsWithNewline = true;
+    let exitCode = -1;
+    try {
+      const result = await sandbox.exec(line, {
+        onOutput: (_stream, bytes) => {
+          if (bytes.length === 0) return;
+          this.#endsWithNewline = bytes[bytes.length - 1] === 0x0a;
+          term.write(bytes);
+        },
+      });
+      exitCode = result.exitCode;
+    } catch (err) {
+      term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+    }
+    if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');
+    this.#running = false;
+    term.write(PROMPT);
+    this.dispatchEvent(
+      new CustomEvent<CommandEndDetail>('command-end', { detail: { command: line, exitCode }, bubbles: true }),
+    );
+    const pending = this.#typeAhead;
+    this.#typeAhead = [];
+    for (const key of pending) {
+      if (this.#running) this.#typeAhead.push(key);
+      else this.#key(key);
+    }
+    return exitCode;
+  }
+}
+
+if (!customElements.get('sandtab-terminal')) {
+  customElements.define('sandtab-terminal', SandtabTerminal);
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'sandtab-terminal': SandtabTerminal;
+  }
+}
