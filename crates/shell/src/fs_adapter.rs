@@ -165,7 +165,10 @@ impl FsBackend for VfsBackend {
     async fn symlink(&self, target: &Path, link: &Path) -> FsResult<()> {
         let link = vfs_path(link)?;
         let target = target.to_str().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "symlink target is not valid UTF-8")
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "symlink target is not valid UTF-8",
+            )
         })?;
         run(|| self.fs.symlink(target, &link))
     }

@@ -104,7 +104,9 @@ impl Shell {
             fs.create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let bash = Bash::builder()
-            .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(fs.clone()))))
+            .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
+                fs.clone(),
+            ))))
             .limits(limits.to_bashkit())
             .session_limits(
                 bashkit::SessionLimits::new()
@@ -152,7 +154,9 @@ impl Shell {
         on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
     ) -> ExecOutcome {
         // A cancel aimed at an earlier exec must not stop this one.
-        self.bash.cancellation_token().store(false, Ordering::SeqCst);
+        self.bash
+            .cancellation_token()
+            .store(false, Ordering::SeqCst);
         let cap = self.limits.max_output_bytes;
         let collector = Mutex::new(Collector::new(cap, on_output));
         let collector = &collector;
@@ -193,7 +197,9 @@ impl Shell {
 }
 
 fn lock<'a, 'b>(collector: &'a Mutex<Collector<'b>>) -> std::sync::MutexGuard<'a, Collector<'b>> {
-    collector.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    collector
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The exit status and the message for an exec that bashkit ended with an error.

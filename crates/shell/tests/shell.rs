@@ -1,5 +1,6 @@
 //! The shell facade, natively: output, persistence across execs, files on the VFS, and the
 //! answers to bad input (syntax errors, limits, cancellation).
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 use sandtab_shell::{
     EXIT_CANCELLED, EXIT_LIMIT, EXIT_SYNTAX, ExecOutcome, Shell, ShellLimits, Stream, WallClock,
@@ -32,7 +33,10 @@ async fn files_written_to_the_vfs_are_visible_to_the_shell() {
     let mut shell = new_shell(ShellLimits::default());
     shell
         .fs()
-        .write(&VfsPath::parse("/home/agent/notes.txt").unwrap(), b"one\ntwo\nthree\n")
+        .write(
+            &VfsPath::parse("/home/agent/notes.txt").unwrap(),
+            b"one\ntwo\nthree\n",
+        )
         .unwrap();
     let out = run(&mut shell, "wc -l < notes.txt; ls").await;
     assert_eq!(out.stdout_text(), "3\nnotes.txt\n");
@@ -41,7 +45,11 @@ async fn files_written_to_the_vfs_are_visible_to_the_shell() {
 #[tokio::test]
 async fn session_state_persists_between_execs() {
     let mut shell = new_shell(ShellLimits::default());
-    run(&mut shell, "mkdir -p /work/proj && cd /work/proj; X=42; greet() { echo hi $1; }").await;
+    run(
+        &mut shell,
+        "mkdir -p /work/proj && cd /work/proj; X=42; greet() { echo hi $1; }",
+    )
+    .await;
     let out = run(&mut shell, "pwd; echo $X; greet there").await;
     assert_eq!(out.stdout_text(), "/work/proj\n42\nhi there\n");
 }
@@ -61,9 +69,10 @@ async fn output_streams_in_chunks_as_it_is_written() {
     let mut shell = new_shell(ShellLimits::default());
     let mut chunks = Vec::new();
     let out = shell
-        .exec_streaming("for i in 1 2 3; do echo $i; done; echo oops >&2", &mut |s, c| {
-            chunks.push((s, c.to_vec()))
-        })
+        .exec_streaming(
+            "for i in 1 2 3; do echo $i; done; echo oops >&2",
+            &mut |s, c| chunks.push((s, c.to_vec())),
+        )
         .await;
     assert_eq!(out.stdout_text(), "1\n2\n3\n");
     let streamed_out: Vec<u8> = chunks
@@ -80,7 +89,10 @@ async fn binary_output_is_not_mangled() {
     let mut shell = new_shell(ShellLimits::default());
     shell
         .fs()
-        .write(&VfsPath::parse("/tmp/bin").unwrap(), &[0, 0xff, 0xfe, b'\n', 0x80])
+        .write(
+            &VfsPath::parse("/tmp/bin").unwrap(),
+            &[0, 0xff, 0xfe, b'\n', 0x80],
+        )
         .unwrap();
     let out = run(&mut shell, "cat /tmp/bin").await;
     assert_eq!(out.stdout, vec![0, 0xff, 0xfe, b'\n', 0x80]);
@@ -91,7 +103,11 @@ async fn a_syntax_error_is_exit_2_with_a_message() {
     let mut shell = new_shell(ShellLimits::default());
     let out = run(&mut shell, "if then fi (").await;
     assert_eq!(out.exit_code, EXIT_SYNTAX);
-    assert!(out.stderr_text().contains("syntax error"), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("syntax error"),
+        "{}",
+        out.stderr_text()
+    );
     // The session is still usable.
     assert_eq!(run(&mut shell, "echo ok").await.stdout_text(), "ok\n");
 }
@@ -103,18 +119,29 @@ async fn an_endless_loop_stops_at_the_iteration_limit() {
         ..ShellLimits::default()
     };
     let mut shell = new_shell(limits);
-    let out = run(&mut shell, "echo before > /tmp/kept; while true; do :; done").await;
+    let out = run(
+        &mut shell,
+        "echo before > /tmp/kept; while true; do :; done",
+    )
+    .await;
     assert_eq!(out.exit_code, EXIT_LIMIT, "{}", out.stderr_text());
     let stderr = out.stderr_text();
     assert!(stderr.contains("max_loop_iterations"), "{stderr}");
     assert!(stderr.contains("5000"), "{stderr}");
-    assert_eq!(run(&mut shell, "cat /tmp/kept").await.stdout_text(), "before\n");
+    assert_eq!(
+        run(&mut shell, "cat /tmp/kept").await.stdout_text(),
+        "before\n"
+    );
 }
 
 #[tokio::test]
 async fn a_hundred_thousand_iteration_loop_runs_by_default() {
     let mut shell = new_shell(ShellLimits::default());
-    let out = run(&mut shell, "n=0; for i in $(seq 1 100000); do n=$((n+1)); done; echo $n").await;
+    let out = run(
+        &mut shell,
+        "n=0; for i in $(seq 1 100000); do n=$((n+1)); done; echo $n",
+    )
+    .await;
     assert_eq!(out.stdout_text(), "100000\n", "{}", out.stderr_text());
 }
 
@@ -127,7 +154,11 @@ async fn the_command_limit_names_itself() {
     let mut shell = new_shell(limits);
     let out = run(&mut shell, "for i in $(seq 1 100); do echo $i; done").await;
     assert_eq!(out.exit_code, EXIT_LIMIT);
-    assert!(out.stderr_text().contains("max_commands"), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("max_commands"),
+        "{}",
+        out.stderr_text()
+    );
 }
 
 #[tokio::test]

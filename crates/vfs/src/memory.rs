@@ -149,7 +149,9 @@ impl MemFs {
     fn lock(&self) -> MutexGuard<'_, Tree> {
         // A panic while holding the lock cannot leave the tree half-changed (every
         // operation checks before it mutates), so a poisoned lock is still usable.
-        self.tree.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.tree
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Metadata of `path`, following a final symlink.
@@ -198,14 +200,9 @@ impl MemFs {
     fn write_with(&self, path: &VfsPath, change: impl FnOnce(&mut Vec<u8>)) -> VfsResult<()> {
         let now = self.clock.now();
         let mut tree = self.lock();
-        let ino = match tree.resolve(path, true) {
-            Ok(ino) => ino,
-            Err(err) if err.kind() == ErrorKind::NotFound => {
-                // The file is new, or a symlink points at a file not yet there.
-                let (dir, name) = tree.resolve_for_create(path)?;
-                tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now)
-            }
-            Err(err) => return Err(err),
+        let ino = match tree.resolve_for_write(path)? {
+            Ok(existing) => existing,
+            Err((dir, name)) => tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now),
         };
         let inode = tree.inode_mut(ino);
         let Content::File(contents) = &mut inode.content else {
@@ -284,7 +281,10 @@ impl MemFs {
         match &tree.inode(ino).content {
             Content::Directory(entries) if entries.is_empty() => {}
             Content::Directory(_) => {
-                return Err(VfsError::new(ErrorKind::DirectoryNotEmpty, path.to_string()));
+                return Err(VfsError::new(
+                    ErrorKind::DirectoryNotEmpty,
+                    path.to_string(),
+                ));
             }
             _ => return Err(VfsError::new(ErrorKind::NotADirectory, path.to_string())),
         }
@@ -404,7 +404,9 @@ impl Tree {
     }
 
     fn inode_mut(&mut self, ino: u64) -> &mut Inode {
-        self.inodes.get_mut(&ino).expect("directory entries name live inodes")
+        self.inodes
+            .get_mut(&ino)
+            .expect("directory entries name live inodes")
     }
 
     fn lookup(&self, dir: u64, name: &str) -> Option<u64> {
@@ -430,7 +432,10 @@ impl Tree {
         let mut hops = 0;
         while let Some(name) = pending.pop() {
             let Content::Directory(entries) = &self.inode(current).content else {
-                return Err(VfsError::new(ErrorKind::NotADirectory, current_path.to_string()));
+                return Err(VfsError::new(
+                    ErrorKind::NotADirectory,
+                    current_path.to_string(),
+                ));
             };
             let Some(&child) = entries.get(&name) else {
                 return Err(VfsError::new(ErrorKind::NotFound, path.to_string()));
@@ -466,6 +471,24 @@ impl Tree {
             return Err(VfsError::new(ErrorKind::NotADirectory, parent.to_string()));
         }
         Ok((dir, name.to_owned()))
+    }
+
+    /// What a write to `path` lands on: the existing inode, or the directory and name of
+    /// a file to create. A symlink (even a dangling one) leads to its target, as
+    /// `open(O_CREAT)` does.
+    fn resolve_for_write(&self, path: &VfsPath) -> VfsResult<Result<u64, (u64, String)>> {
+        let mut current = path.clone();
+        for _ in 0..=MAX_SYMLINK_HOPS {
+            let (dir, name) = self.resolve_for_create(&current)?;
+            let Some(ino) = self.lookup(dir, &name) else {
+                return Ok(Err((dir, name)));
+            };
+            let Content::Symlink(target) = &self.inode(ino).content else {
+                return Ok(Ok(ino));
+            };
+            current = current.parent().unwrap_or_default().join(target)?;
+        }
+        Err(VfsError::new(ErrorKind::TooManyLinks, path.to_string()))
     }
 
     /// An existing entry: its directory, its name and its inode (a symlink is not followed).
@@ -575,9 +598,15 @@ mod tests {
     #[test]
     fn writing_needs_an_existing_parent_directory() {
         let (fs, _) = fs();
-        assert_eq!(kind(fs.write(&p("/no/such/file"), b"x")), ErrorKind::NotFound);
+        assert_eq!(
+            kind(fs.write(&p("/no/such/file"), b"x")),
+            ErrorKind::NotFound
+        );
         fs.write(&p("/file"), b"x").unwrap();
-        assert_eq!(kind(fs.write(&p("/file/child"), b"x")), ErrorKind::NotADirectory);
+        assert_eq!(
+            kind(fs.write(&p("/file/child"), b"x")),
+            ErrorKind::NotADirectory
+        );
         fs.create_dir(&p("/dir")).unwrap();
         assert_eq!(kind(fs.write(&p("/dir"), b"x")), ErrorKind::IsADirectory);
         assert_eq!(kind(fs.read(&p("/dir"))), ErrorKind::IsADirectory);
@@ -606,7 +635,10 @@ mod tests {
         fs.create_dir_all(&p("/d/e/f")).unwrap();
         fs.create_dir_all(&p("/d/e/f")).unwrap();
         fs.write(&p("/d/file"), b"").unwrap();
-        assert_eq!(kind(fs.create_dir_all(&p("/d/file/g"))), ErrorKind::NotADirectory);
+        assert_eq!(
+            kind(fs.create_dir_all(&p("/d/file/g"))),
+            ErrorKind::NotADirectory
+        );
     }
 
     #[test]
@@ -620,7 +652,14 @@ mod tests {
         assert_eq!(kind(fs.remove_all(&p("/"))), ErrorKind::Busy);
         fs.remove_all(&p("/d")).unwrap();
         assert!(!fs.exists(&p("/d/e/f")));
-        assert_eq!(fs.usage(), Usage { bytes: 0, files: 0, dirs: 1 });
+        assert_eq!(
+            fs.usage(),
+            Usage {
+                bytes: 0,
+                files: 0,
+                dirs: 1
+            }
+        );
     }
 
     #[test]
@@ -632,18 +671,34 @@ mod tests {
         fs.rename(&p("/old"), &p("/target")).unwrap();
         assert!(!fs.exists(&p("/old")));
         assert_eq!(fs.read(&p("/target")).unwrap(), b"new contents");
-        assert_eq!(fs.stat(&p("/target")).unwrap().ino, ino, "inode numbers are stable");
+        assert_eq!(
+            fs.stat(&p("/target")).unwrap().ino,
+            ino,
+            "inode numbers are stable"
+        );
         assert_eq!(fs.usage().bytes, 12);
 
         fs.create_dir_all(&p("/a/b")).unwrap();
-        assert_eq!(kind(fs.rename(&p("/a"), &p("/a/b/c"))), ErrorKind::InvalidInput);
-        assert_eq!(kind(fs.rename(&p("/target"), &p("/a"))), ErrorKind::IsADirectory);
-        assert_eq!(kind(fs.rename(&p("/a/b"), &p("/target"))), ErrorKind::NotADirectory);
+        assert_eq!(
+            kind(fs.rename(&p("/a"), &p("/a/b/c"))),
+            ErrorKind::InvalidInput
+        );
+        assert_eq!(
+            kind(fs.rename(&p("/target"), &p("/a"))),
+            ErrorKind::IsADirectory
+        );
+        assert_eq!(
+            kind(fs.rename(&p("/a/b"), &p("/target"))),
+            ErrorKind::NotADirectory
+        );
         fs.write(&p("/a/b/f"), b"").unwrap();
         fs.create_dir(&p("/empty")).unwrap();
         fs.rename(&p("/a/b"), &p("/empty")).unwrap();
         assert!(fs.exists(&p("/empty/f")));
-        assert_eq!(kind(fs.rename(&p("/missing"), &p("/x"))), ErrorKind::NotFound);
+        assert_eq!(
+            kind(fs.rename(&p("/missing"), &p("/x"))),
+            ErrorKind::NotFound
+        );
         // A failed rename changed nothing.
         assert_eq!(fs.read(&p("/target")).unwrap(), b"new contents");
     }
@@ -660,7 +715,8 @@ mod tests {
         assert_eq!(fs.read_link(&p("/data/link")).unwrap(), "real");
 
         // `..` in a target cannot climb above `/`.
-        fs.symlink("../../../../data/real/f", &p("/data/escape")).unwrap();
+        fs.symlink("../../../../data/real/f", &p("/data/escape"))
+            .unwrap();
         assert_eq!(fs.read(&p("/data/escape")).unwrap(), b"hi");
 
         fs.symlink("/loop2", &p("/loop1")).unwrap();

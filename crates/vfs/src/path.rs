@@ -31,10 +31,16 @@ impl VfsPath {
     /// An absolute `path` ignores `self`.
     pub fn join(&self, path: &str) -> VfsResult<Self> {
         if path.contains('\0') {
-            return Err(VfsError::new(ErrorKind::InvalidInput, path.replace('\0', "\\0")));
+            return Err(VfsError::new(
+                ErrorKind::InvalidInput,
+                path.replace('\0', "\\0"),
+            ));
         }
         if path.len() > MAX_PATH_LEN {
-            return Err(VfsError::new(ErrorKind::NameTooLong, truncate_for_message(path)));
+            return Err(VfsError::new(
+                ErrorKind::NameTooLong,
+                truncate_for_message(path),
+            ));
         }
         let mut components = if path.starts_with('/') {
             Vec::new()
@@ -48,7 +54,10 @@ impl VfsPath {
                     components.pop();
                 }
                 name if name.len() > MAX_NAME_LEN => {
-                    return Err(VfsError::new(ErrorKind::NameTooLong, truncate_for_message(path)));
+                    return Err(VfsError::new(
+                        ErrorKind::NameTooLong,
+                        truncate_for_message(path),
+                    ));
                 }
                 name => components.push(name.to_owned()),
             }
@@ -136,7 +145,10 @@ mod tests {
     #[test]
     fn relative_paths_resolve_against_the_base() {
         let cwd = VfsPath::parse("/home/agent").unwrap();
-        assert_eq!(cwd.join("src/../README").unwrap().to_string(), "/home/agent/README");
+        assert_eq!(
+            cwd.join("src/../README").unwrap().to_string(),
+            "/home/agent/README"
+        );
         assert_eq!(cwd.join("/tmp").unwrap().to_string(), "/tmp");
         assert_eq!(cwd.join("../..").unwrap().to_string(), "/");
     }
@@ -166,6 +178,10 @@ mod tests {
         assert_eq!(p.parent().unwrap().to_string(), "/a");
         assert_eq!(VfsPath::root().parent(), None);
         assert!(p.starts_with(&VfsPath::parse("/a").unwrap()));
-        assert!(!VfsPath::parse("/ab").unwrap().starts_with(&VfsPath::parse("/a").unwrap()));
+        assert!(
+            !VfsPath::parse("/ab")
+                .unwrap()
+                .starts_with(&VfsPath::parse("/a").unwrap())
+        );
     }
 }

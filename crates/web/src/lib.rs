@@ -53,6 +53,10 @@ impl Sandbox {
     /// stderrTruncated }` with output as `Uint8Array`s. `onOutput(stream, bytes)` is
     /// called with each chunk as it is written (`stream` is `"stdout"` or `"stderr"`).
     /// Rejects only if another exec is still running in this sandbox.
+    // Holding the `RefCell` borrow across the await is the point: it marks the shell busy
+    // for the whole exec, and a second exec meanwhile gets a clear error from
+    // `try_borrow_mut` instead of a panic. Nothing else borrows the shell.
+    #[allow(clippy::await_holding_refcell_ref)]
     pub fn exec(&self, script: String, on_output: Option<js_sys::Function>) -> js_sys::Promise {
         let shell = self.shell.clone();
         wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
@@ -109,7 +113,11 @@ impl Sandbox {
             let object = Object::new();
             set(&object, "name", &JsValue::from_str(&entry.name));
             set(&object, "kind", &JsValue::from_str(kind));
-            set(&object, "size", &JsValue::from_f64(entry.metadata.size as f64));
+            set(
+                &object,
+                "size",
+                &JsValue::from_f64(entry.metadata.size as f64),
+            );
             list.push(&object);
         }
         Ok(list)
@@ -143,10 +151,26 @@ fn set(object: &Object, key: &str, value: &JsValue) {
 
 fn outcome_to_js(outcome: &ExecOutcome) -> JsValue {
     let object = Object::new();
-    set(&object, "stdout", &Uint8Array::from(outcome.stdout.as_slice()));
-    set(&object, "stderr", &Uint8Array::from(outcome.stderr.as_slice()));
+    set(
+        &object,
+        "stdout",
+        &Uint8Array::from(outcome.stdout.as_slice()),
+    );
+    set(
+        &object,
+        "stderr",
+        &Uint8Array::from(outcome.stderr.as_slice()),
+    );
     set(&object, "exitCode", &JsValue::from(outcome.exit_code));
-    set(&object, "stdoutTruncated", &JsValue::from_bool(outcome.stdout_truncated));
-    set(&object, "stderrTruncated", &JsValue::from_bool(outcome.stderr_truncated));
+    set(
+        &object,
+        "stdoutTruncated",
+        &JsValue::from_bool(outcome.stdout_truncated),
+    );
+    set(
+        &object,
+        "stderrTruncated",
+        &JsValue::from_bool(outcome.stderr_truncated),
+    );
     object.into()
 }

@@ -6,6 +6,9 @@ use sandtab_shell::ShellLimits;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 
+/// The largest integer a JS number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 /// The JS names of the shell limits, in the order the docs list them.
 const LIMIT_FIELDS: &[&str] = &[
     "maxCommands",
@@ -48,7 +51,7 @@ pub fn parse_limits(options: &JsValue) -> Result<ShellLimits, String> {
             return Ok(None);
         }
         match value.as_f64() {
-            Some(n) if n.fract() == 0.0 && n >= 1.0 && n <= 9_007_199_254_740_991.0 => {
+            Some(n) if n.fract() == 0.0 && (1.0..=MAX_SAFE_INTEGER).contains(&n) => {
                 Ok(Some(n as u64))
             }
             _ => Err(format!(
@@ -92,6 +95,9 @@ fn describe(value: &JsValue) -> String {
     } else if value.is_null() {
         "null".into()
     } else {
-        format!("a value of type {}", value.js_typeof().as_string().unwrap_or_default())
+        format!(
+            "a value of type {}",
+            value.js_typeof().as_string().unwrap_or_default()
+        )
     }
 }

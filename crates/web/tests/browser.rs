@@ -1,5 +1,6 @@
 //! The binding in a browser page (`wasm-pack test --headless --chrome` / `--firefox`).
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 mod common;
 
@@ -23,7 +24,11 @@ async fn output_is_streamed_to_the_callback() {
     let sink = chunks.clone();
     let callback = Closure::<dyn FnMut(JsValue, JsValue)>::new(move |stream: JsValue, bytes| {
         let text = String::from_utf8(js_sys::Uint8Array::new(&bytes).to_vec()).unwrap();
-        sink.push(&JsValue::from_str(&format!("{}:{}", stream.as_string().unwrap(), text)));
+        sink.push(&JsValue::from_str(&format!(
+            "{}:{}",
+            stream.as_string().unwrap(),
+            text
+        )));
     });
     let function: Function = callback.as_ref().clone().unchecked_into();
     let out = exec(&sandbox, "echo one; echo two >&2", Some(function)).await;
@@ -57,10 +62,22 @@ async fn cancel_stops_a_busy_loop_and_keeps_files() {
 #[wasm_bindgen_test]
 fn bad_options_are_a_clear_error() {
     for (options, expected) in [
-        (r#"{"limits":{"maxCommands":"lots"}}"#, "limits.maxCommands must be a positive whole number"),
-        (r#"{"limits":{"maxCommands":0}}"#, "limits.maxCommands must be a positive whole number"),
-        (r#"{"limits":{"maxComands":5}}"#, "unknown limit `maxComands`"),
-        (r#"{"limits":{"maxFunctionDepth":99}}"#, "max_function_depth"),
+        (
+            r#"{"limits":{"maxCommands":"lots"}}"#,
+            "limits.maxCommands must be a positive whole number",
+        ),
+        (
+            r#"{"limits":{"maxCommands":0}}"#,
+            "limits.maxCommands must be a positive whole number",
+        ),
+        (
+            r#"{"limits":{"maxComands":5}}"#,
+            "unknown limit `maxComands`",
+        ),
+        (
+            r#"{"limits":{"maxFunctionDepth":99}}"#,
+            "max_function_depth",
+        ),
         (r#""fast""#, "sandbox options must be an object"),
     ] {
         let err = Sandbox::new(limits(options)).unwrap_err();

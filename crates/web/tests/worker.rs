@@ -1,5 +1,6 @@
 //! The binding inside a dedicated worker, where the runtime lives in production.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 mod common;
 

@@ -1,3 +1,4 @@
+#![allow(dead_code)] // Each test binary uses a different part of this module.
 //! Shared by the browser and the dedicated-worker test binaries.
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
