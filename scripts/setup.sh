@@ -70,7 +70,7 @@ build_debian_wasm_std() {
   mkdir -p "$scratch/src"
   printf '[package]\nname = "sandtab-std-scratch"\nversion = "0.0.0"\nedition = "2021"\n' > "$scratch/Cargo.toml"
   : > "$scratch/src/lib.rs"
-  (cd "$scratch" && RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --quiet --release --target "$WASM_TARGET" \
+  (cd "$scratch" && PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --quiet --release --target "$WASM_TARGET" \
     -Zbuild-std=std,panic_abort,panic_unwind,test,proc_macro) || die "building the wasm32 std failed"
   local lib="$DEBIAN_SYSROOT/lib/rustlib/$WASM_TARGET/lib"
   as_root mkdir -p "$lib"
