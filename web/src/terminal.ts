@@ -3,6 +3,7 @@
 // streams in as it is written, and Ctrl-C cancels the running command.
 
 import { Terminal } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
 import { Sandbox } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
 import { XTERM_CSS } from './xterm-css.js';
@@ -31,6 +32,7 @@ export class SandtabTerminal extends HTMLElement {
   #typeAhead: string[] = [];
   #endsWithNewline = true;
   #ready: Promise<void> | null = null;
+  #resizeObserver: ResizeObserver | null = null;
 
   /** The sandbox the terminal runs commands in. Set it before the element is connected
    * to share one with the page; otherwise the terminal creates its own. */
@@ -63,12 +65,23 @@ export class SandtabTerminal extends HTMLElement {
       theme: { background: '#1e1e1e', foreground: '#d4d4d4' },
     });
     this.#term = term;
+    const fit = new FitAddon();
+    term.loadAddon(fit);
     term.open(this);
+    // Fill the element, and follow it when it is resized.
+    const refit = () => {
+      if (this.clientWidth > 0 && this.clientHeight > 0) fit.fit();
+    };
+    this.#resizeObserver = new ResizeObserver(refit);
+    this.#resizeObserver.observe(this);
+    refit();
     term.onData((data) => this.#input(data));
     this.#ready = this.#start();
   }
 
   disconnectedCallback(): void {
+    this.#resizeObserver?.disconnect();
+    this.#resizeObserver = null;
     this.#term?.dispose();
     this.#term = null;
   }
@@ -104,6 +117,7 @@ export class SandtabTerminal extends HTMLElement {
     for (const key of splitKeys(data)) {
       if (this.#running) {
         if (key === '\x03') {
+          this.#term?.write('^C\r\n');
           this.#sandbox?.cancel();
           this.#typeAhead = [];
         } else {
