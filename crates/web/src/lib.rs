@@ -38,9 +38,9 @@ impl Sandbox {
     /// `new Sandbox({ limits: {...} })`: throws an `Error` naming the bad field.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Sandbox, JsError> {
-        let limits = options::parse_limits(&options).map_err(|msg| JsError::new(&msg))?;
+        let limits = options::parse_limits(&options).map_err(js_error)?;
         let fs = Arc::new(MemFs::new(Arc::new(WallClock)));
-        let shell = Shell::new(fs.clone(), limits).map_err(|err| JsError::new(&err.to_string()))?;
+        let shell = Shell::new(fs.clone(), limits).map_err(js_error)?;
         let cancel = shell.cancel_handle();
         Ok(Sandbox {
             shell: Rc::new(RefCell::new(shell)),
@@ -98,11 +98,8 @@ impl Sandbox {
     /// `"file"`, `"dir"` or `"symlink"`.
     #[wasm_bindgen(js_name = listDir)]
     pub fn list_dir(&self, path: &str) -> Result<Array, JsError> {
-        let path = VfsPath::parse(path).map_err(|err| JsError::new(&err.to_string()))?;
-        let entries = self
-            .fs
-            .read_dir(&path)
-            .map_err(|err| JsError::new(&err.to_string()))?;
+        let path = VfsPath::parse(path).map_err(js_error)?;
+        let entries = self.fs.read_dir(&path).map_err(js_error)?;
         let list = Array::new();
         for entry in entries {
             let kind = match entry.metadata.kind {
@@ -126,22 +123,22 @@ impl Sandbox {
     /// The bytes of a file.
     #[wasm_bindgen(js_name = readFile)]
     pub fn read_file(&self, path: &str) -> Result<Uint8Array, JsError> {
-        let path = VfsPath::parse(path).map_err(|err| JsError::new(&err.to_string()))?;
-        let data = self
-            .fs
-            .read(&path)
-            .map_err(|err| JsError::new(&err.to_string()))?;
+        let path = VfsPath::parse(path).map_err(js_error)?;
+        let data = self.fs.read(&path).map_err(js_error)?;
         Ok(Uint8Array::from(data.as_slice()))
     }
 
     /// Writes a file (its directory must exist), replacing what was there.
     #[wasm_bindgen(js_name = writeFile)]
     pub fn write_file(&self, path: &str, data: &[u8]) -> Result<(), JsError> {
-        let path = VfsPath::parse(path).map_err(|err| JsError::new(&err.to_string()))?;
-        self.fs
-            .write(&path, data)
-            .map_err(|err| JsError::new(&err.to_string()))
+        let path = VfsPath::parse(path).map_err(js_error)?;
+        self.fs.write(&path, data).map_err(js_error)
     }
+}
+
+/// A Rust error as a JS `Error` with the same message.
+fn js_error(err: impl std::fmt::Display) -> JsError {
+    JsError::new(&err.to_string())
 }
 
 fn set(object: &Object, key: &str, value: &JsValue) {
