@@ -15,7 +15,8 @@ DEBIAN_RUST_PACKAGES=(rustc-web cargo-web rust-web-src rust-web-llvm rust-web-cl
 BROWSER_PACKAGES=(chromium chromium-driver firefox-esr)
 DEBIAN_SYSROOT=/usr
 
-step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
+SANDTAB_T0="${SANDTAB_T0:-$SECONDS}"
+step() { printf '\n\033[1;34m==> [%dm%02ds] %s\033[0m\n' $(((SECONDS - SANDTAB_T0) / 60)) $(((SECONDS - SANDTAB_T0) % 60)) "$*"; }
 note() { printf '    %s\n' "$*"; }
 die() {
   printf '\n\033[1;31merror: %s\033[0m\n' "$*" >&2
@@ -70,7 +71,7 @@ build_debian_wasm_std() {
   mkdir -p "$scratch/src"
   printf '[package]\nname = "sandtab-std-scratch"\nversion = "0.0.0"\nedition = "2021"\n' > "$scratch/Cargo.toml"
   : > "$scratch/src/lib.rs"
-  (cd "$scratch" && PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --quiet --release --target "$WASM_TARGET" \
+  (cd "$scratch" && CARGO_TARGET_DIR="$scratch/target" PATH="/usr/bin:$PATH" RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --quiet --release --target "$WASM_TARGET" \
     -Zbuild-std=std,panic_abort,panic_unwind,test,proc_macro) || die "building the wasm32 std failed"
   local lib="$DEBIAN_SYSROOT/lib/rustlib/$WASM_TARGET/lib"
   as_root mkdir -p "$lib"
