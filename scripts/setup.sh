@@ -121,7 +121,7 @@ cargo_tool() { # $1 crate, $2 version, $3 binary
     return
   fi
   note "installing $1 $2 with cargo (a few minutes, once)"
-  cargo install --quiet "$1" --version "$2" || die "cargo install $1 $2 failed"
+  cargo install "$1" --version "$2" || die "cargo install $1 $2 failed"
 }
 
 setup_cargo_tools() {

@@ -2,10 +2,10 @@
 // Every request that expects an answer carries an `id`; output chunks of an exec arrive
 // as `output` messages with that exec's id before its `result`.
 
-import type { Limits } from './types.js';
+import type { Limits, Quota } from './types.js';
 
 export type Request =
-  | { type: 'init'; limits?: Limits }
+  | { type: 'init'; limits?: Limits; quota?: Quota }
   | { type: 'exec'; id: number; script: string }
   | { type: 'cancel' }
   | { type: 'listDir'; id: number; path: string }

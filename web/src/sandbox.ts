@@ -55,7 +55,7 @@ export class Sandbox {
         worker.terminate();
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
-      const init: Request = { type: 'init', limits: options.limits };
+      const init: Request = { type: 'init', limits: options.limits, quota: options.quota };
       worker.postMessage(init);
     });
     worker.onerror = (event: ErrorEvent) => {

@@ -16,9 +16,22 @@ export interface Limits {
   maxOutputBytes?: number;
 }
 
+/** What the sandbox's filesystem may hold. A write past a quota fails (EDQUOT or EFBIG)
+ * and changes nothing. */
+export interface Quota {
+  /** Bytes in all files together (default 256 MiB). */
+  maxBytes?: number;
+  /** Files, directories and symlinks (default 100,000). */
+  maxEntries?: number;
+  /** Bytes in one file (default 128 MiB; never more than 1 GiB). */
+  maxFileSize?: number;
+}
+
 export interface SandboxOptions {
   /** Limits for every exec in this sandbox. */
   limits?: Limits;
+  /** Limits on the sandbox's files. */
+  quota?: Quota;
   /** Where the runtime worker script is; defaults to the one shipped beside this module. */
   workerUrl?: string | URL;
 }

@@ -22,7 +22,10 @@ async function handle(request: Request): Promise<void> {
   if (request.type === 'init') {
     try {
       await init();
-      sandbox = new WasmSandbox(request.limits === undefined ? undefined : { limits: request.limits });
+      const options: Record<string, unknown> = {};
+      if (request.limits !== undefined) options.limits = request.limits;
+      if (request.quota !== undefined) options.quota = request.quota;
+      sandbox = new WasmSandbox(options);
       post({ type: 'ready' });
     } catch (err) {
       post({ type: 'initError', message: message(err) });

@@ -56,4 +56,11 @@ async function main(): Promise<void> {
   terminal.focus();
 }
 
-void main();
+main().catch((err: unknown) => {
+  // Say what went wrong on the page itself, not only in the console.
+  const box = document.createElement('pre');
+  box.className = 'startup-error';
+  box.textContent = `sandtab could not start: ${err instanceof Error ? err.message : String(err)}`;
+  document.getElementById('terminal-panel')!.replaceChildren(box);
+  throw err;
+});

@@ -55,6 +55,8 @@ pub(crate) fn io_error(err: VfsError) -> io::Error {
         ErrorKind::TooManyLinks => io::ErrorKind::Other,
         ErrorKind::NameTooLong | ErrorKind::InvalidInput => io::ErrorKind::InvalidInput,
         ErrorKind::Busy => io::ErrorKind::ResourceBusy,
+        ErrorKind::QuotaExceeded => io::ErrorKind::QuotaExceeded,
+        ErrorKind::FileTooLarge => io::ErrorKind::FileTooLarge,
         _ => io::ErrorKind::Other,
     };
     io::Error::new(kind, err.kind().description())

@@ -203,3 +203,26 @@ fn invalid_limits_are_refused_with_the_limit_named() {
     .unwrap_err();
     assert!(err.to_string().contains("timeout"), "{err}");
 }
+
+#[tokio::test]
+async fn a_write_over_the_quota_fails_clearly_and_stays_within_it() {
+    let quota = sandtab_vfs::Quota {
+        max_bytes: 100,
+        ..sandtab_vfs::Quota::UNLIMITED
+    };
+    let fs = Arc::new(MemFs::with_quota(Arc::new(WallClock), quota));
+    let mut shell = Shell::new(fs, ShellLimits::default()).unwrap();
+    run(&mut shell, "echo small > /tmp/f").await;
+    let out = run(&mut shell, "seq 1 100 > /tmp/f").await;
+    assert_ne!(out.exit_code, 0);
+    assert!(
+        out.stderr_text().contains("Disk quota exceeded"),
+        "{}",
+        out.stderr_text()
+    );
+    // As in bash, `>` truncates at open; the refused write itself changed nothing, so
+    // the filesystem never holds more than the quota.
+    assert!(shell.fs().usage().bytes <= 100);
+    let other = run(&mut shell, "echo fits > /tmp/g; cat /tmp/g").await;
+    assert_eq!(other.stdout_text(), "fits\n");
+}

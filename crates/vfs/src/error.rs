@@ -26,6 +26,10 @@ pub enum ErrorKind {
     InvalidInput,
     /// EBUSY: the root cannot be removed or renamed.
     Busy,
+    /// EDQUOT: the filesystem's byte or entry quota would be exceeded.
+    QuotaExceeded,
+    /// EFBIG: the file would exceed the largest file size allowed.
+    FileTooLarge,
 }
 
 impl ErrorKind {
@@ -41,6 +45,8 @@ impl ErrorKind {
             Self::NameTooLong => "ENAMETOOLONG",
             Self::InvalidInput => "EINVAL",
             Self::Busy => "EBUSY",
+            Self::QuotaExceeded => "EDQUOT",
+            Self::FileTooLarge => "EFBIG",
         }
     }
 
@@ -56,6 +62,8 @@ impl ErrorKind {
             Self::NameTooLong => "File name too long",
             Self::InvalidInput => "Invalid argument",
             Self::Busy => "Device or resource busy",
+            Self::QuotaExceeded => "Disk quota exceeded",
+            Self::FileTooLarge => "File too large",
         }
     }
 }

@@ -12,5 +12,5 @@ mod path;
 
 pub use clock::{Clock, ManualClock, Timestamp};
 pub use error::{ErrorKind, VfsError, VfsResult};
-pub use memory::{DirEntry, FileKind, MemFs, Metadata, Usage};
+pub use memory::{DirEntry, FileKind, MAX_FILE_SIZE, MemFs, Metadata, Quota, Usage};
 pub use path::{MAX_NAME_LEN, MAX_PATH_LEN, VfsPath};

@@ -12,6 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// Symlinks followed while resolving one path before giving up with ELOOP (Linux's value).
 const MAX_SYMLINK_HOPS: usize = 40;
 const ROOT_INO: u64 = 1;
+/// The largest file memory can hold, whatever the quota says: a wasm32 module has 4 GiB
+/// of memory at most, and a file is copied when read. Larger is EFBIG, never an abort.
+pub const MAX_FILE_SIZE: u64 = 1 << 30;
 
 /// What an inode is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,75 @@ pub struct Usage {
     pub files: u64,
     /// Directories, the root included.
     pub dirs: u64,
+}
+
+/// Limits on what a filesystem may hold. A write that would pass one fails with
+/// [`ErrorKind::QuotaExceeded`] (or [`ErrorKind::FileTooLarge`]) and changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// Bytes in all regular files together.
+    pub max_bytes: u64,
+    /// Entries (files, directories and symlinks), the root included.
+    pub max_entries: u64,
+    /// Bytes in one file.
+    pub max_file_size: u64,
+}
+
+impl Quota {
+    /// No limits at all.
+    pub const UNLIMITED: Quota = Quota {
+        max_bytes: u64::MAX,
+        max_entries: u64::MAX,
+        max_file_size: u64::MAX,
+    };
+}
+
+impl Default for Quota {
+    fn default() -> Self {
+        Self::UNLIMITED
+    }
+}
+
+/// A change to a file's contents, known before it is made so quotas can be checked first.
+#[derive(Debug, Clone, Copy)]
+enum WriteOp<'a> {
+    Replace(&'a [u8]),
+    Append(&'a [u8]),
+    At(u64, &'a [u8]),
+    Truncate(u64),
+}
+
+impl WriteOp<'_> {
+    fn new_len(self, old: u64) -> u64 {
+        match self {
+            WriteOp::Replace(data) => data.len() as u64,
+            WriteOp::Append(data) => old.saturating_add(data.len() as u64),
+            WriteOp::At(offset, data) => old.max(offset.saturating_add(data.len() as u64)),
+            WriteOp::Truncate(len) => len,
+        }
+    }
+
+    fn apply(self, contents: &mut Vec<u8>) {
+        match self {
+            WriteOp::Replace(data) => {
+                contents.clear();
+                contents.extend_from_slice(data);
+            }
+            WriteOp::Append(data) => contents.extend_from_slice(data),
+            WriteOp::At(offset, data) => {
+                // `new_len` was checked against MAX_FILE_SIZE, so these fit in usize.
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(data.len());
+                if contents.len() < end {
+                    contents.resize(end, 0);
+                }
+                contents[start..end].copy_from_slice(data);
+            }
+            WriteOp::Truncate(len) => {
+                contents.resize(usize::try_from(len).unwrap_or(usize::MAX), 0)
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -113,6 +185,7 @@ struct Tree {
 pub struct MemFs {
     tree: Mutex<Tree>,
     clock: Arc<dyn Clock>,
+    quota: Quota,
 }
 
 impl std::fmt::Debug for MemFs {
@@ -124,8 +197,13 @@ impl std::fmt::Debug for MemFs {
 }
 
 impl MemFs {
-    /// An empty filesystem holding only `/`.
+    /// An empty filesystem holding only `/`, with no quota.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self::with_quota(clock, Quota::UNLIMITED)
+    }
+
+    /// An empty filesystem holding only `/`, whose contents must stay within `quota`.
+    pub fn with_quota(clock: Arc<dyn Clock>, quota: Quota) -> Self {
         let now = clock.now();
         let root = Inode {
             content: Content::Directory(BTreeMap::new()),
@@ -143,7 +221,13 @@ impl MemFs {
                 },
             }),
             clock,
+            quota,
         }
+    }
+
+    /// The limits this filesystem enforces.
+    pub fn quota(&self) -> Quota {
+        self.quota
     }
 
     fn lock(&self) -> MutexGuard<'_, Tree> {
@@ -186,31 +270,77 @@ impl MemFs {
 
     /// Replaces the contents of a file, creating it (mode 0644) if needed.
     pub fn write(&self, path: &VfsPath, data: &[u8]) -> VfsResult<()> {
-        self.write_with(path, |contents| {
-            contents.clear();
-            contents.extend_from_slice(data);
-        })
+        self.write_with(path, WriteOp::Replace(data))
     }
 
     /// Appends to a file, creating it (mode 0644) if needed.
     pub fn append(&self, path: &VfsPath, data: &[u8]) -> VfsResult<()> {
-        self.write_with(path, |contents| contents.extend_from_slice(data))
+        self.write_with(path, WriteOp::Append(data))
     }
 
-    fn write_with(&self, path: &VfsPath, change: impl FnOnce(&mut Vec<u8>)) -> VfsResult<()> {
+    /// Writes `data` at `offset` (as `pwrite`), creating the file if needed; a gap
+    /// before `offset` reads as zeros.
+    pub fn write_at(&self, path: &VfsPath, offset: u64, data: &[u8]) -> VfsResult<()> {
+        self.write_with(path, WriteOp::At(offset, data))
+    }
+
+    /// Cuts or extends (with zeros) a file to `len` bytes. The file must exist.
+    pub fn truncate(&self, path: &VfsPath, len: u64) -> VfsResult<()> {
+        if self.stat(path)?.kind == FileKind::Directory {
+            return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
+        }
+        self.write_with(path, WriteOp::Truncate(len))
+    }
+
+    /// Up to `len` bytes from `offset` (as `pread`); fewer at the end of the file.
+    pub fn read_at(&self, path: &VfsPath, offset: u64, len: usize) -> VfsResult<Vec<u8>> {
+        let tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        match &tree.inode(ino).content {
+            Content::File(data) => {
+                let start = usize::try_from(offset)
+                    .unwrap_or(usize::MAX)
+                    .min(data.len());
+                let end = start.saturating_add(len).min(data.len());
+                Ok(data[start..end].to_vec())
+            }
+            Content::Directory(_) => Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
+            Content::Symlink(_) => unreachable_symlink(path),
+        }
+    }
+
+    fn write_with(&self, path: &VfsPath, op: WriteOp<'_>) -> VfsResult<()> {
         let now = self.clock.now();
         let mut tree = self.lock();
-        let ino = match tree.resolve_for_write(path)? {
+        let target = tree.resolve_for_write(path)?;
+        let before = match target {
+            Ok(ino) => match &tree.inode(ino).content {
+                Content::File(data) => data.len() as u64,
+                _ => return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
+            },
+            Err(_) => 0,
+        };
+        // Check every quota before changing anything, so a refused write changes nothing.
+        let after = op.new_len(before);
+        let quota = &self.quota;
+        if after > quota.max_file_size || after > MAX_FILE_SIZE {
+            return Err(VfsError::new(ErrorKind::FileTooLarge, path.to_string()));
+        }
+        if after > before && tree.usage.bytes - before + after > quota.max_bytes {
+            return Err(VfsError::new(ErrorKind::QuotaExceeded, path.to_string()));
+        }
+        let ino = match target {
             Ok(existing) => existing,
-            Err((dir, name)) => tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now),
+            Err((dir, name)) => {
+                tree.check_entry_quota(quota, path)?;
+                tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now)
+            }
         };
         let inode = tree.inode_mut(ino);
         let Content::File(contents) = &mut inode.content else {
             return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
         };
-        let before = contents.len() as u64;
-        change(contents);
-        let after = contents.len() as u64;
+        op.apply(contents);
         inode.modified = now;
         tree.usage.bytes = tree.usage.bytes - before + after;
         Ok(())
@@ -224,6 +354,7 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::AlreadyExists, path.to_string()));
         }
         let (dir, name) = tree.resolve_for_create(path)?;
+        tree.check_entry_quota(&self.quota, path)?;
         tree.insert(dir, &name, Content::Directory(BTreeMap::new()), 0o755, now);
         Ok(())
     }
@@ -356,6 +487,7 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::AlreadyExists, link.to_string()));
         }
         let (dir, name) = tree.resolve_for_create(link)?;
+        tree.check_entry_quota(&self.quota, link)?;
         tree.insert(dir, &name, Content::Symlink(target.to_owned()), 0o777, now);
         Ok(())
     }
@@ -398,6 +530,13 @@ fn unreachable_symlink<T>(path: &VfsPath) -> VfsResult<T> {
 }
 
 impl Tree {
+    fn check_entry_quota(&self, quota: &Quota, path: &VfsPath) -> VfsResult<()> {
+        if self.usage.files + self.usage.dirs >= quota.max_entries {
+            return Err(VfsError::new(ErrorKind::QuotaExceeded, path.to_string()));
+        }
+        Ok(())
+    }
+
     fn inode(&self, ino: u64) -> &Inode {
         // Directory entries only ever name live inodes (detach removes both together).
         &self.inodes[&ino]
@@ -755,5 +894,87 @@ mod tests {
         fs.copy(&p("/run.sh"), &p("/copy.sh")).unwrap();
         assert_eq!(fs.stat(&p("/copy.sh")).unwrap().mode, 0o755);
         assert_eq!(fs.read(&p("/copy.sh")).unwrap(), b"echo");
+    }
+
+    fn quota_fs(quota: Quota) -> MemFs {
+        MemFs::with_quota(Arc::new(ManualClock::default()), quota)
+    }
+
+    #[test]
+    fn offset_writes_fill_gaps_with_zeros_and_reads_stop_at_the_end() {
+        let (fs, _) = fs();
+        fs.write_at(&p("/f"), 3, b"abc").unwrap();
+        assert_eq!(fs.read(&p("/f")).unwrap(), b"\0\0\0abc");
+        fs.write_at(&p("/f"), 1, b"XY").unwrap();
+        assert_eq!(fs.read(&p("/f")).unwrap(), b"\0XYabc");
+        assert_eq!(fs.read_at(&p("/f"), 4, 100).unwrap(), b"bc");
+        assert_eq!(fs.read_at(&p("/f"), 99, 4).unwrap(), b"");
+        fs.truncate(&p("/f"), 2).unwrap();
+        assert_eq!(fs.read(&p("/f")).unwrap(), b"\0X");
+        fs.truncate(&p("/f"), 4).unwrap();
+        assert_eq!(fs.read(&p("/f")).unwrap(), b"\0X\0\0");
+        assert_eq!(fs.usage().bytes, 4);
+        assert_eq!(kind(fs.truncate(&p("/missing"), 1)), ErrorKind::NotFound);
+        assert_eq!(kind(fs.truncate(&p("/"), 1)), ErrorKind::IsADirectory);
+    }
+
+    #[test]
+    fn absurd_sizes_are_efbig_not_an_abort() {
+        let (fs, _) = fs();
+        assert_eq!(
+            kind(fs.write_at(&p("/f"), u64::MAX - 1, b"xy")),
+            ErrorKind::FileTooLarge
+        );
+        assert!(!fs.exists(&p("/f")), "the refused write created nothing");
+        fs.write(&p("/g"), b"").unwrap();
+        assert_eq!(
+            kind(fs.truncate(&p("/g"), MAX_FILE_SIZE + 1)),
+            ErrorKind::FileTooLarge
+        );
+    }
+
+    #[test]
+    fn byte_quota_refuses_the_write_and_changes_nothing() {
+        let fs = quota_fs(Quota {
+            max_bytes: 10,
+            ..Quota::UNLIMITED
+        });
+        fs.write(&p("/a"), b"123456").unwrap();
+        assert_eq!(kind(fs.write(&p("/b"), b"12345")), ErrorKind::QuotaExceeded);
+        assert!(
+            !fs.exists(&p("/b")),
+            "a refused new file is not left behind empty"
+        );
+        assert_eq!(
+            kind(fs.append(&p("/a"), b"12345")),
+            ErrorKind::QuotaExceeded
+        );
+        assert_eq!(fs.read(&p("/a")).unwrap(), b"123456");
+        // Replacing with something smaller is always allowed, and frees room.
+        fs.write(&p("/a"), b"1").unwrap();
+        fs.write(&p("/b"), b"123456789").unwrap();
+        assert_eq!(fs.usage().bytes, 10);
+    }
+
+    #[test]
+    fn file_size_and_entry_quotas() {
+        let fs = quota_fs(Quota {
+            max_file_size: 4,
+            max_entries: 3,
+            ..Quota::UNLIMITED
+        });
+        assert_eq!(
+            kind(fs.write(&p("/big"), b"12345")),
+            ErrorKind::FileTooLarge
+        );
+        fs.write(&p("/a"), b"1234").unwrap();
+        fs.create_dir(&p("/d")).unwrap(); // root + a + d = 3 entries
+        assert_eq!(kind(fs.write(&p("/b"), b"")), ErrorKind::QuotaExceeded);
+        assert_eq!(kind(fs.create_dir(&p("/e"))), ErrorKind::QuotaExceeded);
+        assert_eq!(kind(fs.symlink("a", &p("/l"))), ErrorKind::QuotaExceeded);
+        // Overwriting an existing file needs no new entry.
+        fs.write(&p("/a"), b"4321").unwrap();
+        fs.remove_file(&p("/a")).unwrap();
+        fs.write(&p("/b"), b"").unwrap();
     }
 }

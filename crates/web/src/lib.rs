@@ -35,12 +35,13 @@ pub struct Sandbox {
 
 #[wasm_bindgen]
 impl Sandbox {
-    /// `new Sandbox({ limits: {...} })`: throws an `Error` naming the bad field.
+    /// `new Sandbox({ limits: {...}, quota: {...} })`: throws an `Error` naming the bad
+    /// field.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Sandbox, JsError> {
-        let limits = options::parse_limits(&options).map_err(js_error)?;
-        let fs = Arc::new(MemFs::new(Arc::new(WallClock)));
-        let shell = Shell::new(fs.clone(), limits).map_err(js_error)?;
+        let config = options::parse(&options).map_err(js_error)?;
+        let fs = Arc::new(MemFs::with_quota(Arc::new(WallClock), config.quota));
+        let shell = Shell::new(fs.clone(), config.limits).map_err(js_error)?;
         let cancel = shell.cancel_handle();
         Ok(Sandbox {
             shell: Rc::new(RefCell::new(shell)),

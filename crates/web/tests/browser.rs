@@ -72,8 +72,14 @@ fn bad_options_are_a_clear_error() {
         ),
         (
             r#"{"limits":{"maxComands":5}}"#,
-            "unknown limit `maxComands`",
+            "unknown limits field `maxComands`",
         ),
+        (r#"{"limit":{}}"#, "unknown option `limit`"),
+        (
+            r#"{"quota":{"maxBytes":-1}}"#,
+            "quota.maxBytes must be a positive whole number",
+        ),
+        (r#"{"quota":7}"#, "options.quota must be an object"),
         (
             r#"{"limits":{"maxFunctionDepth":99}}"#,
             "max_function_depth",
@@ -87,6 +93,15 @@ fn bad_options_are_a_clear_error() {
             .unwrap();
         assert!(message.contains(expected), "{options}: {message}");
     }
+}
+
+#[wasm_bindgen_test]
+async fn the_quota_refuses_a_write_with_a_clear_message() {
+    let sandbox = Sandbox::new(limits(r#"{"quota":{"maxBytes":100}}"#)).unwrap();
+    let out = exec(&sandbox, "seq 1 100 > /tmp/f", None).await;
+    assert_ne!(out.exit_code, 0);
+    assert!(out.stderr.contains("Disk quota exceeded"), "{}", out.stderr);
+    assert!(sandbox.read_file("/tmp/f").unwrap().length() <= 100);
 }
 
 #[wasm_bindgen_test]
