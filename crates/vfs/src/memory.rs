@@ -38,8 +38,12 @@ pub struct Metadata {
     pub mode: u32,
     /// Inode number: stable for the life of the entry.
     pub ino: u64,
-    /// Last change of the contents.
+    /// Last change of the contents (mtime).
     pub modified: Timestamp,
+    /// Last read of the contents (atime).
+    pub accessed: Timestamp,
+    /// Last change of the contents or of the metadata (ctime).
+    pub changed: Timestamp,
     /// Creation time.
     pub created: Timestamp,
 }
@@ -145,10 +149,18 @@ struct Inode {
     content: Content,
     mode: u32,
     modified: Timestamp,
+    accessed: Timestamp,
+    changed: Timestamp,
     created: Timestamp,
 }
 
 impl Inode {
+    /// Records a change of the contents (or, for a directory, of its entries).
+    fn touch_contents(&mut self, now: Timestamp) {
+        self.modified = now;
+        self.changed = now;
+    }
+
     fn kind(&self) -> FileKind {
         match self.content {
             Content::File(_) => FileKind::File,
@@ -169,6 +181,8 @@ impl Inode {
             mode: self.mode,
             ino,
             modified: self.modified,
+            accessed: self.accessed,
+            changed: self.changed,
             created: self.created,
         }
     }
@@ -209,6 +223,8 @@ impl MemFs {
             content: Content::Directory(BTreeMap::new()),
             mode: 0o755,
             modified: now,
+            accessed: now,
+            changed: now,
             created: now,
         };
         Self {
@@ -259,13 +275,7 @@ impl MemFs {
 
     /// The whole contents of a file.
     pub fn read(&self, path: &VfsPath) -> VfsResult<Vec<u8>> {
-        let tree = self.lock();
-        let ino = tree.resolve(path, true)?;
-        match &tree.inode(ino).content {
-            Content::File(data) => Ok(data.clone()),
-            Content::Directory(_) => Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
-            Content::Symlink(_) => unreachable_symlink(path),
-        }
+        self.read_with(path, <[u8]>::to_vec)
     }
 
     /// Replaces the contents of a file, creating it (mode 0644) if needed.
@@ -294,19 +304,30 @@ impl MemFs {
 
     /// Up to `len` bytes from `offset` (as `pread`); fewer at the end of the file.
     pub fn read_at(&self, path: &VfsPath, offset: u64, len: usize) -> VfsResult<Vec<u8>> {
-        let tree = self.lock();
+        self.read_with(path, |data| {
+            let start = usize::try_from(offset)
+                .unwrap_or(usize::MAX)
+                .min(data.len());
+            let end = start.saturating_add(len).min(data.len());
+            data[start..end].to_vec()
+        })
+    }
+
+    /// Runs `read` on a file's contents and records the access (atime).
+    fn read_with<T>(&self, path: &VfsPath, read: impl FnOnce(&[u8]) -> T) -> VfsResult<T> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
-        match &tree.inode(ino).content {
-            Content::File(data) => {
-                let start = usize::try_from(offset)
-                    .unwrap_or(usize::MAX)
-                    .min(data.len());
-                let end = start.saturating_add(len).min(data.len());
-                Ok(data[start..end].to_vec())
+        let inode = tree.inode_mut(ino);
+        let result = match &inode.content {
+            Content::File(data) => read(data),
+            Content::Directory(_) => {
+                return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
             }
-            Content::Directory(_) => Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
-            Content::Symlink(_) => unreachable_symlink(path),
-        }
+            Content::Symlink(_) => return unreachable_symlink(path),
+        };
+        inode.accessed = now;
+        Ok(result)
     }
 
     fn write_with(&self, path: &VfsPath, op: WriteOp<'_>) -> VfsResult<()> {
@@ -341,7 +362,7 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
         };
         op.apply(contents);
-        inode.modified = now;
+        inode.touch_contents(now);
         tree.usage.bytes = tree.usage.bytes - before + after;
         Ok(())
     }
@@ -396,17 +417,19 @@ impl MemFs {
 
     /// Removes a file or symlink (`unlink`).
     pub fn remove_file(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
         let mut tree = self.lock();
         let (dir, name, ino) = tree.resolve_entry(path)?;
         if tree.inode(ino).kind() == FileKind::Directory {
             return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
         }
-        tree.detach(dir, &name);
+        tree.detach(dir, &name, now);
         Ok(())
     }
 
     /// Removes an empty directory (`rmdir`).
     pub fn remove_dir(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
         let mut tree = self.lock();
         let (dir, name, ino) = tree.resolve_entry(path)?;
         match &tree.inode(ino).content {
@@ -419,15 +442,16 @@ impl MemFs {
             }
             _ => return Err(VfsError::new(ErrorKind::NotADirectory, path.to_string())),
         }
-        tree.detach(dir, &name);
+        tree.detach(dir, &name, now);
         Ok(())
     }
 
     /// Removes a file, symlink or whole directory tree (`rm -r`).
     pub fn remove_all(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
         let mut tree = self.lock();
         let (dir, name, _) = tree.resolve_entry(path)?;
-        tree.detach(dir, &name);
+        tree.detach(dir, &name, now);
         Ok(())
     }
 
@@ -462,12 +486,13 @@ impl MemFs {
                 }
                 (_, false) => {}
             }
-            tree.detach(to_dir, &to_name);
+            tree.detach(to_dir, &to_name, now);
         }
         tree.dir_entries_mut(from_dir).remove(&from_name);
         tree.dir_entries_mut(to_dir).insert(to_name, ino);
-        tree.inode_mut(from_dir).modified = now;
-        tree.inode_mut(to_dir).modified = now;
+        tree.inode_mut(from_dir).touch_contents(now);
+        tree.inode_mut(to_dir).touch_contents(now);
+        tree.inode_mut(ino).changed = now;
         Ok(())
     }
 
@@ -504,17 +529,39 @@ impl MemFs {
 
     /// Sets the permission bits (only the low 12 bits are kept).
     pub fn set_mode(&self, path: &VfsPath, mode: u32) -> VfsResult<()> {
+        let now = self.clock.now();
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
-        tree.inode_mut(ino).mode = mode & 0o7777;
+        let inode = tree.inode_mut(ino);
+        inode.mode = mode & 0o7777;
+        inode.changed = now;
         Ok(())
     }
 
     /// Sets the modification time.
     pub fn set_modified(&self, path: &VfsPath, time: Timestamp) -> VfsResult<()> {
+        self.set_times(path, None, Some(time))
+    }
+
+    /// Sets the access and/or modification time (as `utimensat`); the change time
+    /// becomes now.
+    pub fn set_times(
+        &self,
+        path: &VfsPath,
+        accessed: Option<Timestamp>,
+        modified: Option<Timestamp>,
+    ) -> VfsResult<()> {
+        let now = self.clock.now();
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
-        tree.inode_mut(ino).modified = time;
+        let inode = tree.inode_mut(ino);
+        if let Some(time) = accessed {
+            inode.accessed = time;
+        }
+        if let Some(time) = modified {
+            inode.modified = time;
+        }
+        inode.changed = now;
         Ok(())
     }
 
@@ -655,19 +702,22 @@ impl Tree {
                 content,
                 mode,
                 modified: now,
+                accessed: now,
+                changed: now,
                 created: now,
             },
         );
         self.dir_entries_mut(dir).insert(name.to_owned(), ino);
-        self.inode_mut(dir).modified = now;
+        self.inode_mut(dir).touch_contents(now);
         ino
     }
 
     /// Unlinks `name` from `dir` and frees its inode and everything below it.
-    fn detach(&mut self, dir: u64, name: &str) {
+    fn detach(&mut self, dir: u64, name: &str, now: Timestamp) {
         let Some(ino) = self.dir_entries_mut(dir).remove(name) else {
             return;
         };
+        self.inode_mut(dir).touch_contents(now);
         let mut doomed = vec![ino];
         while let Some(ino) = doomed.pop() {
             let Some(inode) = self.inodes.remove(&ino) else {
@@ -884,6 +934,34 @@ mod tests {
         let meta = fs.stat(&p("/f")).unwrap();
         assert_eq!(meta.created, created);
         assert_eq!(meta.modified.as_secs(), created.as_secs() + 5);
+        assert_eq!(meta.changed, meta.modified);
+        assert_eq!(meta.accessed, created, "writing is not reading");
+
+        clock.advance(1_000_000_000);
+        fs.read(&p("/f")).unwrap();
+        let read = fs.stat(&p("/f")).unwrap();
+        assert_eq!(read.accessed.as_secs(), created.as_secs() + 6);
+        assert_eq!(read.modified, meta.modified, "reading changes no mtime");
+
+        clock.advance(1_000_000_000);
+        fs.set_mode(&p("/f"), 0o600).unwrap();
+        let chmodded = fs.stat(&p("/f")).unwrap();
+        assert_eq!(chmodded.changed.as_secs(), created.as_secs() + 7);
+        assert_eq!(
+            chmodded.modified, meta.modified,
+            "chmod changes ctime, not mtime"
+        );
+
+        fs.set_times(&p("/f"), Some(Timestamp(7)), Some(Timestamp(9)))
+            .unwrap();
+        let set = fs.stat(&p("/f")).unwrap();
+        assert_eq!((set.accessed, set.modified), (Timestamp(7), Timestamp(9)));
+
+        // Removing an entry changes its directory.
+        clock.advance(1_000_000_000);
+        let dir_before = fs.stat(&p("/")).unwrap().modified;
+        fs.remove_file(&p("/f")).unwrap();
+        assert!(fs.stat(&p("/")).unwrap().modified > dir_before);
     }
 
     #[test]
