@@ -1,0 +1,405 @@
+//! The in-memory filesystem: an inode table and directories that map names to inodes.
+//!
+//! Every operation takes the one lock, checks everything it needs, and only then changes
+//! the tree, so a failed operation changes nothing.
+
+mod tree;
+mod write_op;
+
+use crate::clock::{Clock, Timestamp};
+use crate::error::{ErrorKind, VfsError, VfsResult};
+use crate::metadata::{DirEntry, FileKind, Metadata, Usage};
+use crate::path::VfsPath;
+use crate::quota::Quota;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use tree::{Content, Inode, ROOT_INO, Tree};
+use write_op::WriteOp;
+
+/// The largest file memory can hold, whatever the quota says: a wasm32 module has 4 GiB
+/// of memory at most, and a file is copied when read. Larger is EFBIG, never an abort.
+pub const MAX_FILE_SIZE: u64 = 1 << 30;
+
+/// An in-memory filesystem. Cheap to share: clone the `Arc` it lives in.
+pub struct MemFs {
+    tree: Mutex<Tree>,
+    clock: Arc<dyn Clock>,
+    quota: Quota,
+}
+
+impl std::fmt::Debug for MemFs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemFs")
+            .field("usage", &self.usage())
+            .finish_non_exhaustive()
+    }
+}
+
+impl MemFs {
+    /// An empty filesystem holding only `/`, with no quota.
+    pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self::with_quota(clock, Quota::UNLIMITED)
+    }
+
+    /// An empty filesystem holding only `/`, whose contents must stay within `quota`.
+    pub fn with_quota(clock: Arc<dyn Clock>, quota: Quota) -> Self {
+        let now = clock.now();
+        let root = Inode {
+            content: Content::Directory(BTreeMap::new()),
+            mode: 0o755,
+            modified: now,
+            accessed: now,
+            changed: now,
+            created: now,
+        };
+        Self {
+            tree: Mutex::new(Tree {
+                inodes: HashMap::from([(ROOT_INO, root)]),
+                next_ino: ROOT_INO + 1,
+                usage: Usage {
+                    dirs: 1,
+                    ..Usage::default()
+                },
+            }),
+            clock,
+            quota,
+        }
+    }
+
+    /// The limits this filesystem enforces.
+    pub fn quota(&self) -> Quota {
+        self.quota
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Tree> {
+        // A panic while holding the lock cannot leave the tree half-changed (every
+        // operation checks before it mutates), so a poisoned lock is still usable.
+        self.tree
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Metadata of `path`, following a final symlink.
+    pub fn stat(&self, path: &VfsPath) -> VfsResult<Metadata> {
+        let tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        Ok(tree.inode(ino).metadata(ino))
+    }
+
+    /// Metadata of `path` itself, not following a final symlink.
+    pub fn lstat(&self, path: &VfsPath) -> VfsResult<Metadata> {
+        let tree = self.lock();
+        let ino = tree.resolve(path, false)?;
+        Ok(tree.inode(ino).metadata(ino))
+    }
+
+    /// Whether anything exists at `path` (a dangling symlink counts).
+    pub fn exists(&self, path: &VfsPath) -> bool {
+        self.lstat(path).is_ok()
+    }
+
+    /// The whole contents of a file.
+    pub fn read(&self, path: &VfsPath) -> VfsResult<Vec<u8>> {
+        self.read_with(path, <[u8]>::to_vec)
+    }
+
+    /// Replaces the contents of a file, creating it (mode 0644) if needed.
+    pub fn write(&self, path: &VfsPath, data: &[u8]) -> VfsResult<()> {
+        self.write_with(path, WriteOp::Replace(data))
+    }
+
+    /// Appends to a file, creating it (mode 0644) if needed.
+    pub fn append(&self, path: &VfsPath, data: &[u8]) -> VfsResult<()> {
+        self.write_with(path, WriteOp::Append(data))
+    }
+
+    /// Writes `data` at `offset` (as `pwrite`), creating the file if needed; a gap
+    /// before `offset` reads as zeros.
+    pub fn write_at(&self, path: &VfsPath, offset: u64, data: &[u8]) -> VfsResult<()> {
+        self.write_with(path, WriteOp::At(offset, data))
+    }
+
+    /// Cuts or extends (with zeros) a file to `len` bytes. The file must exist.
+    pub fn truncate(&self, path: &VfsPath, len: u64) -> VfsResult<()> {
+        if self.stat(path)?.kind == FileKind::Directory {
+            return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
+        }
+        self.write_with(path, WriteOp::Truncate(len))
+    }
+
+    /// Up to `len` bytes from `offset` (as `pread`); fewer at the end of the file.
+    pub fn read_at(&self, path: &VfsPath, offset: u64, len: usize) -> VfsResult<Vec<u8>> {
+        self.read_with(path, |data| {
+            let start = usize::try_from(offset)
+                .unwrap_or(usize::MAX)
+                .min(data.len());
+            let end = start.saturating_add(len).min(data.len());
+            data[start..end].to_vec()
+        })
+    }
+
+    /// Runs `read` on a file's contents and records the access (atime).
+    fn read_with<T>(&self, path: &VfsPath, read: impl FnOnce(&[u8]) -> T) -> VfsResult<T> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        let inode = tree.inode_mut(ino);
+        let result = match &inode.content {
+            Content::File(data) => read(data),
+            Content::Directory(_) => {
+                return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
+            }
+            Content::Symlink(_) => return unreachable_symlink(path),
+        };
+        inode.accessed = now;
+        Ok(result)
+    }
+
+    fn write_with(&self, path: &VfsPath, op: WriteOp<'_>) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let target = tree.resolve_for_write(path)?;
+        let before = match target {
+            Ok(ino) => match &tree.inode(ino).content {
+                Content::File(data) => data.len() as u64,
+                _ => return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
+            },
+            Err(_) => 0,
+        };
+        // Check every quota before changing anything, so a refused write changes nothing.
+        let after = op.new_len(before);
+        let quota = &self.quota;
+        if after > quota.max_file_size || after > MAX_FILE_SIZE {
+            return Err(VfsError::new(ErrorKind::FileTooLarge, path.to_string()));
+        }
+        if after > before && tree.usage.bytes - before + after > quota.max_bytes {
+            return Err(VfsError::new(ErrorKind::QuotaExceeded, path.to_string()));
+        }
+        let ino = match target {
+            Ok(existing) => existing,
+            Err((dir, name)) => {
+                tree.check_entry_quota(quota, path)?;
+                tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now)
+            }
+        };
+        let inode = tree.inode_mut(ino);
+        let Content::File(contents) = &mut inode.content else {
+            return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
+        };
+        op.apply(contents);
+        inode.touch_contents(now);
+        tree.usage.bytes = tree.usage.bytes - before + after;
+        Ok(())
+    }
+
+    /// Creates one directory (mode 0755); its parent must exist.
+    pub fn create_dir(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        if path.is_root() || tree.resolve(path, false).is_ok() {
+            return Err(VfsError::new(ErrorKind::AlreadyExists, path.to_string()));
+        }
+        let (dir, name) = tree.resolve_for_create(path)?;
+        tree.check_entry_quota(&self.quota, path)?;
+        tree.insert(dir, &name, Content::Directory(BTreeMap::new()), 0o755, now);
+        Ok(())
+    }
+
+    /// Creates a directory and any missing parents; an existing directory is fine.
+    pub fn create_dir_all(&self, path: &VfsPath) -> VfsResult<()> {
+        let mut prefix = VfsPath::root();
+        for name in path.components() {
+            prefix = prefix.child(name);
+            match self.stat(&prefix) {
+                Ok(meta) if meta.kind == FileKind::Directory => continue,
+                Ok(_) => return Err(VfsError::new(ErrorKind::NotADirectory, prefix.to_string())),
+                Err(err) if err.kind() == ErrorKind::NotFound => match self.create_dir(&prefix) {
+                    Ok(()) => {}
+                    Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
+                    Err(err) => return Err(err),
+                },
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(())
+    }
+
+    /// Names in a directory with their metadata, sorted by name.
+    pub fn read_dir(&self, path: &VfsPath) -> VfsResult<Vec<DirEntry>> {
+        let tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        let Content::Directory(entries) = &tree.inode(ino).content else {
+            return Err(VfsError::new(ErrorKind::NotADirectory, path.to_string()));
+        };
+        Ok(entries
+            .iter()
+            .map(|(name, &child)| DirEntry {
+                name: name.clone(),
+                metadata: tree.inode(child).metadata(child),
+            })
+            .collect())
+    }
+
+    /// Removes a file or symlink (`unlink`).
+    pub fn remove_file(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let (dir, name, ino) = tree.resolve_entry(path)?;
+        if tree.inode(ino).kind() == FileKind::Directory {
+            return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
+        }
+        tree.detach(dir, &name, now);
+        Ok(())
+    }
+
+    /// Removes an empty directory (`rmdir`).
+    pub fn remove_dir(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let (dir, name, ino) = tree.resolve_entry(path)?;
+        match &tree.inode(ino).content {
+            Content::Directory(entries) if entries.is_empty() => {}
+            Content::Directory(_) => {
+                return Err(VfsError::new(
+                    ErrorKind::DirectoryNotEmpty,
+                    path.to_string(),
+                ));
+            }
+            _ => return Err(VfsError::new(ErrorKind::NotADirectory, path.to_string())),
+        }
+        tree.detach(dir, &name, now);
+        Ok(())
+    }
+
+    /// Removes a file, symlink or whole directory tree (`rm -r`).
+    pub fn remove_all(&self, path: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let (dir, name, _) = tree.resolve_entry(path)?;
+        tree.detach(dir, &name, now);
+        Ok(())
+    }
+
+    /// Moves `from` to `to` in one step. A file may replace a file; a directory may replace
+    /// an empty directory; a directory cannot move below itself.
+    pub fn rename(&self, from: &VfsPath, to: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let (from_dir, from_name, ino) = tree.resolve_entry(from)?;
+        if to.is_root() {
+            return Err(VfsError::new(ErrorKind::Busy, to.to_string()));
+        }
+        let (to_dir, to_name) = tree.resolve_for_create(to)?;
+        let moving_dir = tree.inode(ino).kind() == FileKind::Directory;
+        if moving_dir && tree.is_ancestor(ino, to_dir) {
+            return Err(VfsError::new(ErrorKind::InvalidInput, to.to_string()));
+        }
+        if let Some(existing) = tree.lookup(to_dir, &to_name) {
+            if existing == ino {
+                return Ok(());
+            }
+            match (&tree.inode(existing).content, moving_dir) {
+                (Content::Directory(entries), true) if !entries.is_empty() => {
+                    return Err(VfsError::new(ErrorKind::DirectoryNotEmpty, to.to_string()));
+                }
+                (Content::Directory(_), true) => {}
+                (Content::Directory(_), false) => {
+                    return Err(VfsError::new(ErrorKind::IsADirectory, to.to_string()));
+                }
+                (_, true) => {
+                    return Err(VfsError::new(ErrorKind::NotADirectory, to.to_string()));
+                }
+                (_, false) => {}
+            }
+            tree.detach(to_dir, &to_name, now);
+        }
+        tree.dir_entries_mut(from_dir).remove(&from_name);
+        tree.dir_entries_mut(to_dir).insert(to_name, ino);
+        tree.inode_mut(from_dir).touch_contents(now);
+        tree.inode_mut(to_dir).touch_contents(now);
+        tree.inode_mut(ino).changed = now;
+        Ok(())
+    }
+
+    /// Copies a file's contents and mode to `to`, replacing a file there.
+    pub fn copy(&self, from: &VfsPath, to: &VfsPath) -> VfsResult<()> {
+        let data = self.read(from)?;
+        let mode = self.stat(from)?.mode;
+        self.write(to, &data)?;
+        self.set_mode(to, mode)
+    }
+
+    /// Creates a symlink at `link` whose target is `target` (stored as given).
+    pub fn symlink(&self, target: &str, link: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        if link.is_root() || tree.resolve(link, false).is_ok() {
+            return Err(VfsError::new(ErrorKind::AlreadyExists, link.to_string()));
+        }
+        let (dir, name) = tree.resolve_for_create(link)?;
+        tree.check_entry_quota(&self.quota, link)?;
+        tree.insert(dir, &name, Content::Symlink(target.to_owned()), 0o777, now);
+        Ok(())
+    }
+
+    /// The target a symlink stores.
+    pub fn read_link(&self, path: &VfsPath) -> VfsResult<String> {
+        let tree = self.lock();
+        let ino = tree.resolve(path, false)?;
+        match &tree.inode(ino).content {
+            Content::Symlink(target) => Ok(target.clone()),
+            _ => Err(VfsError::new(ErrorKind::InvalidInput, path.to_string())),
+        }
+    }
+
+    /// Sets the permission bits (only the low 12 bits are kept).
+    pub fn set_mode(&self, path: &VfsPath, mode: u32) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        let inode = tree.inode_mut(ino);
+        inode.mode = mode & 0o7777;
+        inode.changed = now;
+        Ok(())
+    }
+
+    /// Sets the modification time.
+    pub fn set_modified(&self, path: &VfsPath, time: Timestamp) -> VfsResult<()> {
+        self.set_times(path, None, Some(time))
+    }
+
+    /// Sets the access and/or modification time (as `utimensat`); the change time
+    /// becomes now.
+    pub fn set_times(
+        &self,
+        path: &VfsPath,
+        accessed: Option<Timestamp>,
+        modified: Option<Timestamp>,
+    ) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        let inode = tree.inode_mut(ino);
+        if let Some(time) = accessed {
+            inode.accessed = time;
+        }
+        if let Some(time) = modified {
+            inode.modified = time;
+        }
+        inode.changed = now;
+        Ok(())
+    }
+
+    /// How many bytes, files and directories the tree holds.
+    pub fn usage(&self) -> Usage {
+        self.lock().usage
+    }
+}
+
+fn unreachable_symlink<T>(path: &VfsPath) -> VfsResult<T> {
+    // `resolve(.., true)` never ends on a symlink; answer ELOOP rather than panic.
+    Err(VfsError::new(ErrorKind::TooManyLinks, path.to_string()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,262 @@
+//! The inode table behind `MemFs`: resolution of paths (with symlinks), insertion and
+//! removal. Callers hold the filesystem's lock.
+
+use crate::clock::Timestamp;
+use crate::error::{ErrorKind, VfsError, VfsResult};
+use crate::metadata::{FileKind, Metadata, Usage};
+use crate::path::VfsPath;
+use crate::quota::Quota;
+use std::collections::{BTreeMap, HashMap};
+
+/// Symlinks followed while resolving one path before giving up with ELOOP (Linux's value).
+const MAX_SYMLINK_HOPS: usize = 40;
+pub(super) const ROOT_INO: u64 = 1;
+
+#[derive(Debug)]
+pub(super) enum Content {
+    File(Vec<u8>),
+    Directory(BTreeMap<String, u64>),
+    Symlink(String),
+}
+
+#[derive(Debug)]
+pub(super) struct Inode {
+    pub(super) content: Content,
+    pub(super) mode: u32,
+    pub(super) modified: Timestamp,
+    pub(super) accessed: Timestamp,
+    pub(super) changed: Timestamp,
+    pub(super) created: Timestamp,
+}
+
+impl Inode {
+    /// Records a change of the contents (or, for a directory, of its entries).
+    pub(super) fn touch_contents(&mut self, now: Timestamp) {
+        self.modified = now;
+        self.changed = now;
+    }
+
+    pub(super) fn kind(&self) -> FileKind {
+        match self.content {
+            Content::File(_) => FileKind::File,
+            Content::Directory(_) => FileKind::Directory,
+            Content::Symlink(_) => FileKind::Symlink,
+        }
+    }
+
+    pub(super) fn metadata(&self, ino: u64) -> Metadata {
+        let size = match &self.content {
+            Content::File(data) => data.len() as u64,
+            Content::Directory(_) => 0,
+            Content::Symlink(target) => target.len() as u64,
+        };
+        Metadata {
+            kind: self.kind(),
+            size,
+            mode: self.mode,
+            ino,
+            modified: self.modified,
+            accessed: self.accessed,
+            changed: self.changed,
+            created: self.created,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Tree {
+    pub(super) inodes: HashMap<u64, Inode>,
+    pub(super) next_ino: u64,
+    pub(super) usage: Usage,
+}
+
+impl Tree {
+    pub(super) fn check_entry_quota(&self, quota: &Quota, path: &VfsPath) -> VfsResult<()> {
+        if self.usage.files + self.usage.dirs >= quota.max_entries {
+            return Err(VfsError::new(ErrorKind::QuotaExceeded, path.to_string()));
+        }
+        Ok(())
+    }
+
+    pub(super) fn inode(&self, ino: u64) -> &Inode {
+        // Directory entries only ever name live inodes (detach removes both together).
+        &self.inodes[&ino]
+    }
+
+    pub(super) fn inode_mut(&mut self, ino: u64) -> &mut Inode {
+        self.inodes
+            .get_mut(&ino)
+            .expect("directory entries name live inodes")
+    }
+
+    pub(super) fn lookup(&self, dir: u64, name: &str) -> Option<u64> {
+        match &self.inode(dir).content {
+            Content::Directory(entries) => entries.get(name).copied(),
+            _ => None,
+        }
+    }
+
+    pub(super) fn dir_entries_mut(&mut self, dir: u64) -> &mut BTreeMap<String, u64> {
+        match &mut self.inode_mut(dir).content {
+            Content::Directory(entries) => entries,
+            _ => panic!("resolve_entry and resolve_for_create only return directories"),
+        }
+    }
+
+    /// Walks `path` from the root, following symlinks in every component and, if
+    /// `follow_last`, in the last one.
+    pub(super) fn resolve(&self, path: &VfsPath, follow_last: bool) -> VfsResult<u64> {
+        let mut pending: Vec<String> = path.components().iter().rev().cloned().collect();
+        let mut current = ROOT_INO;
+        let mut current_path = VfsPath::root();
+        let mut hops = 0;
+        while let Some(name) = pending.pop() {
+            let Content::Directory(entries) = &self.inode(current).content else {
+                return Err(VfsError::new(
+                    ErrorKind::NotADirectory,
+                    current_path.to_string(),
+                ));
+            };
+            let Some(&child) = entries.get(&name) else {
+                return Err(VfsError::new(ErrorKind::NotFound, path.to_string()));
+            };
+            if let Content::Symlink(target) = &self.inode(child).content
+                && (follow_last || !pending.is_empty())
+            {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(VfsError::new(ErrorKind::TooManyLinks, path.to_string()));
+                }
+                // Restart from the root with the target spliced in; `..` in the target
+                // is clamped at `/` like any other path.
+                let target = current_path.join(target)?;
+                pending.extend(target.components().iter().rev().cloned());
+                current = ROOT_INO;
+                current_path = VfsPath::root();
+                continue;
+            }
+            current = child;
+            current_path = current_path.child(&name);
+        }
+        Ok(current)
+    }
+
+    /// The directory that will hold a new entry at `path`, and the entry's name.
+    pub(super) fn resolve_for_create(&self, path: &VfsPath) -> VfsResult<(u64, String)> {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(VfsError::new(ErrorKind::AlreadyExists, "/"));
+        };
+        let dir = self.resolve(&parent, true)?;
+        if self.inode(dir).kind() != FileKind::Directory {
+            return Err(VfsError::new(ErrorKind::NotADirectory, parent.to_string()));
+        }
+        Ok((dir, name.to_owned()))
+    }
+
+    /// What a write to `path` lands on: the existing inode, or the directory and name of
+    /// a file to create. A symlink (even a dangling one) leads to its target, as
+    /// `open(O_CREAT)` does.
+    pub(super) fn resolve_for_write(
+        &self,
+        path: &VfsPath,
+    ) -> VfsResult<Result<u64, (u64, String)>> {
+        let mut current = path.clone();
+        for _ in 0..=MAX_SYMLINK_HOPS {
+            let (dir, name) = self.resolve_for_create(&current)?;
+            let Some(ino) = self.lookup(dir, &name) else {
+                return Ok(Err((dir, name)));
+            };
+            let Content::Symlink(target) = &self.inode(ino).content else {
+                return Ok(Ok(ino));
+            };
+            current = current.parent().unwrap_or_default().join(target)?;
+        }
+        Err(VfsError::new(ErrorKind::TooManyLinks, path.to_string()))
+    }
+
+    /// An existing entry: its directory, its name and its inode (a symlink is not followed).
+    pub(super) fn resolve_entry(&self, path: &VfsPath) -> VfsResult<(u64, String, u64)> {
+        if path.is_root() {
+            return Err(VfsError::new(ErrorKind::Busy, "/"));
+        }
+        let (dir, name) = self.resolve_for_create(path)?;
+        let ino = self
+            .lookup(dir, &name)
+            .ok_or_else(|| VfsError::new(ErrorKind::NotFound, path.to_string()))?;
+        Ok((dir, name, ino))
+    }
+
+    pub(super) fn insert(
+        &mut self,
+        dir: u64,
+        name: &str,
+        content: Content,
+        mode: u32,
+        now: Timestamp,
+    ) -> u64 {
+        let ino = self.next_ino;
+        self.next_ino += 1;
+        match &content {
+            Content::Directory(_) => self.usage.dirs += 1,
+            Content::File(_) | Content::Symlink(_) => self.usage.files += 1,
+        }
+        self.inodes.insert(
+            ino,
+            Inode {
+                content,
+                mode,
+                modified: now,
+                accessed: now,
+                changed: now,
+                created: now,
+            },
+        );
+        self.dir_entries_mut(dir).insert(name.to_owned(), ino);
+        self.inode_mut(dir).touch_contents(now);
+        ino
+    }
+
+    /// Unlinks `name` from `dir` and frees its inode and everything below it.
+    pub(super) fn detach(&mut self, dir: u64, name: &str, now: Timestamp) {
+        let Some(ino) = self.dir_entries_mut(dir).remove(name) else {
+            return;
+        };
+        self.inode_mut(dir).touch_contents(now);
+        let mut doomed = vec![ino];
+        while let Some(ino) = doomed.pop() {
+            let Some(inode) = self.inodes.remove(&ino) else {
+                continue;
+            };
+            match inode.content {
+                Content::Directory(entries) => {
+                    self.usage.dirs -= 1;
+                    doomed.extend(entries.into_values());
+                }
+                Content::File(data) => {
+                    self.usage.files -= 1;
+                    self.usage.bytes -= data.len() as u64;
+                }
+                Content::Symlink(_) => self.usage.files -= 1,
+            }
+        }
+    }
+
+    /// Whether `ancestor` is `ino` or contains it.
+    pub(super) fn is_ancestor(&self, ancestor: u64, ino: u64) -> bool {
+        if ancestor == ino {
+            return true;
+        }
+        let mut stack = vec![ancestor];
+        while let Some(dir) = stack.pop() {
+            if let Content::Directory(entries) = &self.inode(dir).content {
+                for &child in entries.values() {
+                    if child == ino {
+                        return true;
+                    }
+                    stack.push(child);
+                }
+            }
+        }
+        false
+    }
+}

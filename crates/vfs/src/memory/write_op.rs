@@ -1,0 +1,43 @@
+//! A change to a file's contents, described before it is made.
+
+/// A change to a file's contents, known before it is made so quotas can be checked first.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum WriteOp<'a> {
+    Replace(&'a [u8]),
+    Append(&'a [u8]),
+    At(u64, &'a [u8]),
+    Truncate(u64),
+}
+
+impl WriteOp<'_> {
+    pub(super) fn new_len(self, old: u64) -> u64 {
+        match self {
+            WriteOp::Replace(data) => data.len() as u64,
+            WriteOp::Append(data) => old.saturating_add(data.len() as u64),
+            WriteOp::At(offset, data) => old.max(offset.saturating_add(data.len() as u64)),
+            WriteOp::Truncate(len) => len,
+        }
+    }
+
+    pub(super) fn apply(self, contents: &mut Vec<u8>) {
+        match self {
+            WriteOp::Replace(data) => {
+                contents.clear();
+                contents.extend_from_slice(data);
+            }
+            WriteOp::Append(data) => contents.extend_from_slice(data),
+            WriteOp::At(offset, data) => {
+                // `new_len` was checked against MAX_FILE_SIZE, so these fit in usize.
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(data.len());
+                if contents.len() < end {
+                    contents.resize(end, 0);
+                }
+                contents[start..end].copy_from_slice(data);
+            }
+            WriteOp::Truncate(len) => {
+                contents.resize(usize::try_from(len).unwrap_or(usize::MAX), 0)
+            }
+        }
+    }
+}
