@@ -57,6 +57,7 @@ pub(crate) fn io_error(err: VfsError) -> io::Error {
         ErrorKind::Busy => io::ErrorKind::ResourceBusy,
         ErrorKind::QuotaExceeded => io::ErrorKind::QuotaExceeded,
         ErrorKind::FileTooLarge => io::ErrorKind::FileTooLarge,
+        ErrorKind::NotPermitted => io::ErrorKind::PermissionDenied,
         _ => io::ErrorKind::Other,
     };
     io::Error::new(kind, err.kind().description())

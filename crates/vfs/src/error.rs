@@ -30,6 +30,8 @@ pub enum ErrorKind {
     QuotaExceeded,
     /// EFBIG: the file would exceed the largest file size allowed.
     FileTooLarge,
+    /// EPERM: the operation is never allowed on this entry (a hard link to a directory).
+    NotPermitted,
 }
 
 impl ErrorKind {
@@ -47,6 +49,7 @@ impl ErrorKind {
             Self::Busy => "EBUSY",
             Self::QuotaExceeded => "EDQUOT",
             Self::FileTooLarge => "EFBIG",
+            Self::NotPermitted => "EPERM",
         }
     }
 
@@ -64,6 +67,7 @@ impl ErrorKind {
             Self::Busy => "Device or resource busy",
             Self::QuotaExceeded => "Disk quota exceeded",
             Self::FileTooLarge => "File too large",
+            Self::NotPermitted => "Operation not permitted",
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct Metadata {
     pub mode: u32,
     /// Inode number: stable for the life of the entry.
     pub ino: u64,
+    /// How many names refer to this inode (1 unless hard-linked).
+    pub links: u32,
     /// Last change of the contents (mtime).
     pub modified: Timestamp,
     /// Last read of the contents (atime).

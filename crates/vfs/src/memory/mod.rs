@@ -47,6 +47,7 @@ impl MemFs {
         let root = Inode {
             content: Content::Directory(BTreeMap::new()),
             mode: 0o755,
+            links: 1,
             modified: now,
             accessed: now,
             changed: now,
@@ -339,6 +340,28 @@ impl MemFs {
         let (dir, name) = tree.resolve_for_create(link)?;
         tree.check_entry_quota(&self.quota, link)?;
         tree.insert(dir, &name, Content::Symlink(target.to_owned()), 0o777, now);
+        Ok(())
+    }
+
+    /// Gives the file (or symlink) at `existing` another name, `new` (as `link`): both
+    /// names then refer to one inode, and it lives until the last name is removed.
+    /// Directories cannot be hard-linked (EPERM). A new name uses no entry quota.
+    pub fn hard_link(&self, existing: &VfsPath, new: &VfsPath) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let (_, _, ino) = tree.resolve_entry(existing)?;
+        if tree.inode(ino).kind() == FileKind::Directory {
+            return Err(VfsError::new(ErrorKind::NotPermitted, existing.to_string()));
+        }
+        if new.is_root() || tree.resolve(new, false).is_ok() {
+            return Err(VfsError::new(ErrorKind::AlreadyExists, new.to_string()));
+        }
+        let (dir, name) = tree.resolve_for_create(new)?;
+        tree.dir_entries_mut(dir).insert(name, ino);
+        tree.inode_mut(dir).touch_contents(now);
+        let inode = tree.inode_mut(ino);
+        inode.links += 1;
+        inode.changed = now;
         Ok(())
     }
 

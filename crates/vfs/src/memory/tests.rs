@@ -296,3 +296,66 @@ fn file_size_and_entry_quotas() {
     fs.remove_file(&p("/a")).unwrap();
     fs.write(&p("/b"), b"").unwrap();
 }
+
+#[test]
+fn hard_links_share_one_inode_until_the_last_name_goes() {
+    let (fs, _) = fs();
+    fs.create_dir(&p("/d")).unwrap();
+    fs.write(&p("/d/a"), b"shared").unwrap();
+    fs.hard_link(&p("/d/a"), &p("/b")).unwrap();
+    let (a, b) = (fs.stat(&p("/d/a")).unwrap(), fs.stat(&p("/b")).unwrap());
+    assert_eq!(a.ino, b.ino);
+    assert_eq!(b.links, 2);
+    fs.append(&p("/b"), b"!").unwrap();
+    assert_eq!(fs.read(&p("/d/a")).unwrap(), b"shared!");
+    assert_eq!(
+        fs.usage(),
+        Usage {
+            bytes: 7,
+            files: 1,
+            dirs: 2
+        },
+        "one inode, counted once"
+    );
+
+    // Removing the directory that held one name keeps the file alive under the other.
+    fs.remove_all(&p("/d")).unwrap();
+    assert_eq!(fs.read(&p("/b")).unwrap(), b"shared!");
+    assert_eq!(fs.stat(&p("/b")).unwrap().links, 1);
+    fs.remove_file(&p("/b")).unwrap();
+    assert_eq!(
+        fs.usage(),
+        Usage {
+            bytes: 0,
+            files: 0,
+            dirs: 1
+        }
+    );
+}
+
+#[test]
+fn hard_link_errors() {
+    let (fs, _) = fs();
+    fs.create_dir(&p("/d")).unwrap();
+    fs.write(&p("/f"), b"").unwrap();
+    assert_eq!(
+        kind(fs.hard_link(&p("/d"), &p("/d2"))),
+        ErrorKind::NotPermitted
+    );
+    assert_eq!(
+        kind(fs.hard_link(&p("/f"), &p("/d"))),
+        ErrorKind::AlreadyExists
+    );
+    assert_eq!(
+        kind(fs.hard_link(&p("/nope"), &p("/x"))),
+        ErrorKind::NotFound
+    );
+    assert_eq!(
+        kind(fs.hard_link(&p("/f"), &p("/no/x"))),
+        ErrorKind::NotFound
+    );
+    // Renaming one name of a file onto another name of the same file does nothing.
+    fs.hard_link(&p("/f"), &p("/g")).unwrap();
+    fs.rename(&p("/f"), &p("/g")).unwrap();
+    assert!(fs.exists(&p("/f")) && fs.exists(&p("/g")));
+}

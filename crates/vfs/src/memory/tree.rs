@@ -23,6 +23,8 @@ pub(super) enum Content {
 pub(super) struct Inode {
     pub(super) content: Content,
     pub(super) mode: u32,
+    /// Names that refer to this inode (hard links); it is freed when the last goes.
+    pub(super) links: u32,
     pub(super) modified: Timestamp,
     pub(super) accessed: Timestamp,
     pub(super) changed: Timestamp,
@@ -55,6 +57,7 @@ impl Inode {
             size,
             mode: self.mode,
             ino,
+            links: self.links,
             modified: self.modified,
             accessed: self.accessed,
             changed: self.changed,
@@ -205,6 +208,7 @@ impl Tree {
             Inode {
                 content,
                 mode,
+                links: 1,
                 modified: now,
                 accessed: now,
                 changed: now,
@@ -224,6 +228,14 @@ impl Tree {
         self.inode_mut(dir).touch_contents(now);
         let mut doomed = vec![ino];
         while let Some(ino) = doomed.pop() {
+            // A file with another name elsewhere survives, with one link fewer.
+            if let Some(inode) = self.inodes.get_mut(&ino)
+                && inode.links > 1
+            {
+                inode.links -= 1;
+                inode.changed = now;
+                continue;
+            }
             let Some(inode) = self.inodes.remove(&ino) else {
                 continue;
             };
