@@ -68,7 +68,7 @@ impl Model {
 
     fn apply(&mut self, op: &Op) -> Outcome {
         match op {
-            Op::Write(path, data) | Op::Append(path, data) => {
+            Op::Write(path, data) | Op::Append(path, data) | Op::WriteAt(path, _, data) => {
                 if path.is_root() {
                     return Err(ErrorKind::AlreadyExists);
                 }
@@ -77,11 +77,19 @@ impl Model {
                 }
                 let old = match self.nodes.get(path) {
                     Some(Node::Dir) => return Err(ErrorKind::IsADirectory),
-                    Some(Node::File(old)) if matches!(op, Op::Append(..)) => old.clone(),
+                    Some(Node::File(old)) if !matches!(op, Op::Write(..)) => old.clone(),
                     _ => Vec::new(),
                 };
                 let mut new = old;
-                new.extend_from_slice(data);
+                if let Op::WriteAt(_, offset, _) = op {
+                    let end = offset + data.len();
+                    if new.len() < end {
+                        new.resize(end, 0);
+                    }
+                    new[*offset..end].copy_from_slice(data);
+                } else {
+                    new.extend_from_slice(data);
+                }
                 self.nodes.insert(path.clone(), Node::File(new));
                 Ok(None)
             }
@@ -151,6 +159,15 @@ impl Model {
                 }
                 Ok(None)
             }
+            Op::Truncate(path, len) => match self.lookup(path)? {
+                Node::Dir => Err(ErrorKind::IsADirectory),
+                Node::File(data) => {
+                    let mut data = data.clone();
+                    data.resize(*len, 0);
+                    self.nodes.insert(path.clone(), Node::File(data));
+                    Ok(None)
+                }
+            },
             Op::Read(path) => match self.lookup(path)? {
                 Node::File(data) => Ok(Some(data.clone())),
                 Node::Dir => Err(ErrorKind::IsADirectory),
@@ -175,6 +192,8 @@ impl Model {
 enum Op {
     Write(VfsPath, Vec<u8>),
     Append(VfsPath, Vec<u8>),
+    WriteAt(VfsPath, usize, Vec<u8>),
+    Truncate(VfsPath, usize),
     Mkdir(VfsPath),
     RemoveFile(VfsPath),
     RemoveDir(VfsPath),
@@ -189,6 +208,8 @@ fn apply_real(fs: &MemFs, op: &Op) -> Outcome {
     match op {
         Op::Write(p, data) => unit(fs.write(p, data)),
         Op::Append(p, data) => unit(fs.append(p, data)),
+        Op::WriteAt(p, offset, data) => unit(fs.write_at(p, *offset as u64, data)),
+        Op::Truncate(p, len) => unit(fs.truncate(p, *len as u64)),
         Op::Mkdir(p) => unit(fs.create_dir(p)),
         Op::RemoveFile(p) => unit(fs.remove_file(p)),
         Op::RemoveDir(p) => unit(fs.remove_dir(p)),
@@ -234,7 +255,9 @@ fn op() -> impl Strategy<Value = Op> {
     let data = prop::collection::vec(any::<u8>(), 0..8);
     prop_oneof![
         3 => (path(), data.clone()).prop_map(|(p, d)| Op::Write(p, d)),
-        1 => (path(), data).prop_map(|(p, d)| Op::Append(p, d)),
+        1 => (path(), data.clone()).prop_map(|(p, d)| Op::Append(p, d)),
+        1 => (path(), 0..12usize, data).prop_map(|(p, o, d)| Op::WriteAt(p, o, d)),
+        1 => (path(), 0..12usize).prop_map(|(p, n)| Op::Truncate(p, n)),
         3 => path().prop_map(Op::Mkdir),
         1 => path().prop_map(Op::RemoveFile),
         1 => path().prop_map(Op::RemoveDir),
