@@ -91,8 +91,10 @@ export class SandtabTerminal extends HTMLElement {
     this.#term?.focus();
   }
 
-  /** Runs a line as if typed and submitted. */
+  /** Runs a line as if typed and submitted; resolves to its exit status. Throws if a
+   * command is already running. */
   async run(line: string): Promise<number> {
+    if (this.#running) throw new Error('sandtab-terminal: a command is already running');
     this.#term?.write(line + '\r\n');
     return this.#execute(line);
   }

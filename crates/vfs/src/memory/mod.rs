@@ -243,40 +243,37 @@ impl MemFs {
 
     /// Removes a file or symlink (`unlink`).
     pub fn remove_file(&self, path: &VfsPath) -> VfsResult<()> {
-        let now = self.clock.now();
-        let mut tree = self.lock();
-        let (dir, name, ino) = tree.resolve_entry(path)?;
-        if tree.inode(ino).kind() == FileKind::Directory {
-            return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
-        }
-        tree.detach(dir, &name, now);
-        Ok(())
+        self.remove_entry(path, |content| match content {
+            Content::Directory(_) => Err(ErrorKind::IsADirectory),
+            _ => Ok(()),
+        })
     }
 
     /// Removes an empty directory (`rmdir`).
     pub fn remove_dir(&self, path: &VfsPath) -> VfsResult<()> {
-        let now = self.clock.now();
-        let mut tree = self.lock();
-        let (dir, name, ino) = tree.resolve_entry(path)?;
-        match &tree.inode(ino).content {
-            Content::Directory(entries) if entries.is_empty() => {}
-            Content::Directory(_) => {
-                return Err(VfsError::new(
-                    ErrorKind::DirectoryNotEmpty,
-                    path.to_string(),
-                ));
-            }
-            _ => return Err(VfsError::new(ErrorKind::NotADirectory, path.to_string())),
-        }
-        tree.detach(dir, &name, now);
-        Ok(())
+        self.remove_entry(path, |content| match content {
+            Content::Directory(entries) if entries.is_empty() => Ok(()),
+            Content::Directory(_) => Err(ErrorKind::DirectoryNotEmpty),
+            _ => Err(ErrorKind::NotADirectory),
+        })
     }
 
     /// Removes a file, symlink or whole directory tree (`rm -r`).
     pub fn remove_all(&self, path: &VfsPath) -> VfsResult<()> {
+        self.remove_entry(path, |_| Ok(()))
+    }
+
+    /// Unlinks the entry at `path` (not following a final symlink) if `allowed` accepts
+    /// what it is.
+    fn remove_entry(
+        &self,
+        path: &VfsPath,
+        allowed: impl FnOnce(&Content) -> Result<(), ErrorKind>,
+    ) -> VfsResult<()> {
         let now = self.clock.now();
         let mut tree = self.lock();
-        let (dir, name, _) = tree.resolve_entry(path)?;
+        let (dir, name, ino) = tree.resolve_entry(path)?;
+        allowed(&tree.inode(ino).content).map_err(|kind| VfsError::new(kind, path.to_string()))?;
         tree.detach(dir, &name, now);
         Ok(())
     }

@@ -3,6 +3,13 @@
 use super::*;
 use crate::clock::ManualClock;
 
+/// The usage of a tree that holds only `/`.
+const ROOT_ONLY: Usage = Usage {
+    bytes: 0,
+    files: 0,
+    dirs: 1,
+};
+
 fn fs() -> (MemFs, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(Timestamp(1_000_000_000)));
     (MemFs::new(clock.clone()), clock)
@@ -82,14 +89,7 @@ fn removal_distinguishes_files_empty_and_full_directories() {
     assert_eq!(kind(fs.remove_all(&p("/"))), ErrorKind::Busy);
     fs.remove_all(&p("/d")).unwrap();
     assert!(!fs.exists(&p("/d/e/f")));
-    assert_eq!(
-        fs.usage(),
-        Usage {
-            bytes: 0,
-            files: 0,
-            dirs: 1
-        }
-    );
+    assert_eq!(fs.usage(), ROOT_ONLY);
 }
 
 #[test]
@@ -323,14 +323,7 @@ fn hard_links_share_one_inode_until_the_last_name_goes() {
     assert_eq!(fs.read(&p("/b")).unwrap(), b"shared!");
     assert_eq!(fs.stat(&p("/b")).unwrap().links, 1);
     fs.remove_file(&p("/b")).unwrap();
-    assert_eq!(
-        fs.usage(),
-        Usage {
-            bytes: 0,
-            files: 0,
-            dirs: 1
-        }
-    );
+    assert_eq!(fs.usage(), ROOT_ONLY);
 }
 
 #[test]
