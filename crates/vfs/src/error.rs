@@ -32,6 +32,17 @@ pub enum ErrorKind {
     FileTooLarge,
     /// EPERM: the operation is never allowed on this entry (a hard link to a directory).
     NotPermitted,
+    /// EROFS: the path is on a read-only mount.
+    ReadOnly,
+    /// EXDEV: a rename or hard link would cross from one mount to another.
+    CrossDevice,
+    /// EIO: the storage below the filesystem failed (the browser refused a transaction,
+    /// a file's stored contents are missing).
+    Io,
+    /// EUCLEAN: stored data failed its checksum or does not fit together; `fsck` says where.
+    Corrupt,
+    /// ENOTSUP: the stored data is in a format this build does not read.
+    Unsupported,
 }
 
 impl ErrorKind {
@@ -50,6 +61,11 @@ impl ErrorKind {
             Self::QuotaExceeded => "EDQUOT",
             Self::FileTooLarge => "EFBIG",
             Self::NotPermitted => "EPERM",
+            Self::ReadOnly => "EROFS",
+            Self::CrossDevice => "EXDEV",
+            Self::Io => "EIO",
+            Self::Corrupt => "EUCLEAN",
+            Self::Unsupported => "ENOTSUP",
         }
     }
 
@@ -68,23 +84,43 @@ impl ErrorKind {
             Self::QuotaExceeded => "Disk quota exceeded",
             Self::FileTooLarge => "File too large",
             Self::NotPermitted => "Operation not permitted",
+            Self::ReadOnly => "Read-only file system",
+            Self::CrossDevice => "Invalid cross-device link",
+            Self::Io => "Input/output error",
+            Self::Corrupt => "Structure needs cleaning",
+            Self::Unsupported => "Operation not supported",
         }
     }
 }
 
-/// A failed filesystem operation: its kind and the path it concerned.
+/// A failed filesystem operation: its kind, the path it concerned and, for storage
+/// failures, what the storage said.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct VfsError {
     kind: ErrorKind,
     path: String,
+    detail: Option<String>,
 }
 
 impl VfsError {
-    pub(crate) fn new(kind: ErrorKind, path: impl Into<String>) -> Self {
+    /// An error about `path`. Storage backends outside this crate build theirs with it.
+    pub fn new(kind: ErrorKind, path: impl Into<String>) -> Self {
         Self {
             kind,
             path: path.into(),
+            detail: None,
         }
+    }
+
+    /// Adds an explanation shown after the errno text (which record, what the browser said).
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    /// The explanation, if any.
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
     }
 
     /// The errno-like kind.
@@ -100,7 +136,11 @@ impl VfsError {
 
 impl fmt::Display for VfsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.kind.description())
+        write!(f, "{}: {}", self.path, self.kind.description())?;
+        if let Some(detail) = &self.detail {
+            write!(f, " ({detail})")?;
+        }
+        Ok(())
     }
 }
 

@@ -12,10 +12,12 @@ mod memory;
 mod metadata;
 mod path;
 mod quota;
+pub mod storage;
 
 pub use clock::{Clock, ManualClock, Timestamp};
 pub use error::{ErrorKind, VfsError, VfsResult};
-pub use memory::{MAX_FILE_SIZE, MemFs};
+pub use memory::{FileHandle, MAX_FILE_SIZE, MemFs, MountKind};
 pub use metadata::{DirEntry, FileKind, Metadata, Usage};
 pub use path::{MAX_NAME_LEN, MAX_PATH_LEN, VfsPath};
 pub use quota::Quota;
+pub use storage::{FsckReport, Mount, MountSource, SandboxFs, Store};

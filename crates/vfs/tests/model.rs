@@ -2,8 +2,10 @@
 //! obviously right (a map from path to node); every result and the whole tree must agree.
 #![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
+use futures::executor::block_on;
 use proptest::prelude::*;
-use sandtab_vfs::{ErrorKind, FileKind, ManualClock, MemFs, VfsPath};
+use sandtab_vfs::storage::{MemoryStore, fsck};
+use sandtab_vfs::{ErrorKind, FileKind, ManualClock, MemFs, Quota, SandboxFs, VfsError, VfsPath};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -14,7 +16,7 @@ enum Node {
 }
 
 /// The model: every path that exists, root included, with its node.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Model {
     nodes: BTreeMap<VfsPath, Node>,
 }
@@ -285,6 +287,93 @@ proptest! {
                 Node::Dir => 0,
             }).sum();
             prop_assert_eq!(fs.usage().bytes, bytes, "byte usage after step {}", step);
+        }
+    }
+}
+
+/// A step of the stored-sandbox test: a filesystem operation, or something storage does.
+#[derive(Debug, Clone)]
+enum StoredStep {
+    Op(Op),
+    /// Flush; what was flushed must survive a crash.
+    Flush,
+    /// The next flush is refused (as a browser's QuotaExceededError would).
+    FailingFlush,
+    /// The tab dies: reopen from the store, losing what was not flushed.
+    Crash,
+}
+
+fn stored_step() -> impl Strategy<Value = StoredStep> {
+    prop_oneof![
+        8 => op().prop_map(StoredStep::Op),
+        2 => Just(StoredStep::Flush),
+        1 => Just(StoredStep::FailingFlush),
+        1 => Just(StoredStep::Crash),
+    ]
+}
+
+/// Loads what `op` will read from storage, as the shell's adapter does.
+fn load_for(fs: &SandboxFs, op: &Op) {
+    let _ = block_on(async {
+        match op {
+            Op::Append(p, _) | Op::WriteAt(p, _, _) | Op::Truncate(p, _) => {
+                fs.load_for_write(p).await
+            }
+            Op::Read(p) => fs.load_for_read(p).await,
+            _ => Ok(()),
+        }
+    });
+}
+
+fn open(store: &Arc<MemoryStore>) -> SandboxFs {
+    let clock = Arc::new(ManualClock::default());
+    block_on(SandboxFs::open(
+        store.clone(),
+        clock,
+        Quota::UNLIMITED,
+        Vec::new(),
+    ))
+    .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Crash consistency: after any crash, the files are exactly those of the last
+    /// successful flush; a refused flush changes nothing stored and loses nothing in memory.
+    #[test]
+    fn stored_sandbox_agrees_with_the_model(steps in prop::collection::vec(stored_step(), 1..40)) {
+        let store = Arc::new(MemoryStore::new());
+        let mut fs = open(&store);
+        block_on(fs.flush()).unwrap();
+        let mut model = Model::new();
+        let mut flushed = model.clone();
+        for (index, step) in steps.iter().enumerate() {
+            match step {
+                StoredStep::Op(op) => {
+                    load_for(&fs, op);
+                    let expected = model.apply(op);
+                    let actual = apply_real(fs.mem(), op);
+                    prop_assert_eq!(&actual, &expected, "step {}: {:?}", index, op);
+                }
+                StoredStep::Flush => {
+                    block_on(fs.flush()).unwrap();
+                    flushed = model.clone();
+                    let report = block_on(fsck(store.as_ref())).unwrap();
+                    prop_assert!(report.is_clean(), "fsck after step {}: {:?}", index, report.problems);
+                }
+                StoredStep::FailingFlush if fs.mem().has_unflushed_changes() => {
+                    store.fail_next_commit(VfsError::new(ErrorKind::QuotaExceeded, "/"));
+                    prop_assert!(block_on(fs.flush()).is_err());
+                }
+                StoredStep::FailingFlush => {}
+                StoredStep::Crash => {
+                    fs = open(&store);
+                    model = flushed.clone();
+                }
+            }
+            block_on(fs.load_everything()).unwrap();
+            prop_assert_eq!(snapshot(fs.mem()), model.nodes.clone(), "tree after step {}: {:?}", index, step);
         }
     }
 }

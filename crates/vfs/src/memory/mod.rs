@@ -3,6 +3,9 @@
 //! Every operation takes the one lock, checks everything it needs, and only then changes
 //! the tree, so a failed operation changes nothing.
 
+mod handles;
+mod mounts;
+pub(crate) mod persist;
 mod tree;
 mod write_op;
 
@@ -13,8 +16,11 @@ use crate::path::VfsPath;
 use crate::quota::Quota;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
-use tree::{Content, Inode, ROOT_INO, Tree};
+use tree::{Content, Inode, Journal, ROOT_INO, Tree, Volume};
 use write_op::WriteOp;
+
+pub use handles::FileHandle;
+pub use mounts::MountKind;
 
 /// The largest file memory can hold, whatever the quota says: a wasm32 module has 4 GiB
 /// of memory at most, and a file is copied when read. Larger is EFBIG, never an abort.
@@ -46,6 +52,9 @@ impl MemFs {
         let now = clock.now();
         let root = Inode {
             content: Content::Directory(BTreeMap::new()),
+            volume: 0,
+            blob: 0,
+            open: 0,
             mode: 0o755,
             links: 1,
             modified: now,
@@ -57,10 +66,17 @@ impl MemFs {
             tree: Mutex::new(Tree {
                 inodes: HashMap::from([(ROOT_INO, root)]),
                 next_ino: ROOT_INO + 1,
+                next_blob: 1,
                 usage: Usage {
                     dirs: 1,
                     ..Usage::default()
                 },
+                volumes: vec![Volume {
+                    root: ROOT_INO,
+                    persistent: false,
+                    read_only: false,
+                }],
+                journal: Journal::default(),
             }),
             clock,
             quota,
@@ -144,53 +160,37 @@ impl MemFs {
         let now = self.clock.now();
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
-        let inode = tree.inode_mut(ino);
+        let read_only = tree.check_writable(ino, path).is_err();
+        let inode = tree.inode_mut_unjournaled(ino);
         let result = match &inode.content {
             Content::File(data) => read(data),
+            Content::Stored { .. } => return not_loaded(path),
             Content::Directory(_) => {
                 return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
             }
             Content::Symlink(_) => return unreachable_symlink(path),
         };
-        inode.accessed = now;
+        // The access time alone never causes a flush; it is stored with the next change.
+        if !read_only {
+            inode.accessed = now;
+        }
         Ok(result)
     }
 
     fn write_with(&self, path: &VfsPath, op: WriteOp<'_>) -> VfsResult<()> {
         let now = self.clock.now();
         let mut tree = self.lock();
-        let target = tree.resolve_for_write(path)?;
-        let before = match target {
-            Ok(ino) => match &tree.inode(ino).content {
-                Content::File(data) => data.len() as u64,
-                _ => return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
-            },
-            Err(_) => 0,
-        };
-        // Check every quota before changing anything, so a refused write changes nothing.
-        let after = op.new_len(before);
-        let quota = &self.quota;
-        if after > quota.max_file_size || after > MAX_FILE_SIZE {
-            return Err(VfsError::new(ErrorKind::FileTooLarge, path.to_string()));
-        }
-        if after > before && tree.usage.bytes - before + after > quota.max_bytes {
-            return Err(VfsError::new(ErrorKind::QuotaExceeded, path.to_string()));
-        }
-        let ino = match target {
+        let ino = match tree.resolve_for_write(path)? {
             Ok(existing) => existing,
             Err((dir, name)) => {
-                tree.check_entry_quota(quota, path)?;
+                // Check every quota before creating, so a refused write leaves no file.
+                tree.check_writable(dir, path)?;
+                check_write_size(&tree, &self.quota, 0, op.new_len(0), path)?;
+                tree.check_entry_quota(&self.quota, path)?;
                 tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now)
             }
         };
-        let inode = tree.inode_mut(ino);
-        let Content::File(contents) = &mut inode.content else {
-            return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string()));
-        };
-        op.apply(contents);
-        inode.touch_contents(now);
-        tree.usage.bytes = tree.usage.bytes - before + after;
-        Ok(())
+        write_inode(&mut tree, &self.quota, ino, op, path, now)
     }
 
     /// Creates one directory (mode 0755); its parent must exist.
@@ -201,6 +201,7 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::AlreadyExists, path.to_string()));
         }
         let (dir, name) = tree.resolve_for_create(path)?;
+        tree.check_writable(dir, path)?;
         tree.check_entry_quota(&self.quota, path)?;
         tree.insert(dir, &name, Content::Directory(BTreeMap::new()), 0o755, now);
         Ok(())
@@ -273,6 +274,10 @@ impl MemFs {
         let now = self.clock.now();
         let mut tree = self.lock();
         let (dir, name, ino) = tree.resolve_entry(path)?;
+        tree.check_writable(dir, path)?;
+        if tree.is_mount_root(ino) {
+            return Err(VfsError::new(ErrorKind::Busy, path.to_string()));
+        }
         allowed(&tree.inode(ino).content).map_err(|kind| VfsError::new(kind, path.to_string()))?;
         tree.detach(dir, &name, now);
         Ok(())
@@ -288,6 +293,14 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::Busy, to.to_string()));
         }
         let (to_dir, to_name) = tree.resolve_for_create(to)?;
+        tree.check_writable(from_dir, from)?;
+        tree.check_writable(to_dir, to)?;
+        if tree.is_mount_root(ino) {
+            return Err(VfsError::new(ErrorKind::Busy, from.to_string()));
+        }
+        if !tree.same_volume(from_dir, to_dir) {
+            return Err(VfsError::new(ErrorKind::CrossDevice, to.to_string()));
+        }
         let moving_dir = tree.inode(ino).kind() == FileKind::Directory;
         if moving_dir && tree.is_ancestor(ino, to_dir) {
             return Err(VfsError::new(ErrorKind::InvalidInput, to.to_string()));
@@ -295,6 +308,9 @@ impl MemFs {
         if let Some(existing) = tree.lookup(to_dir, &to_name) {
             if existing == ino {
                 return Ok(());
+            }
+            if tree.is_mount_root(existing) {
+                return Err(VfsError::new(ErrorKind::Busy, to.to_string()));
             }
             match (&tree.inode(existing).content, moving_dir) {
                 (Content::Directory(entries), true) if !entries.is_empty() => {
@@ -335,6 +351,7 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::AlreadyExists, link.to_string()));
         }
         let (dir, name) = tree.resolve_for_create(link)?;
+        tree.check_writable(dir, link)?;
         tree.check_entry_quota(&self.quota, link)?;
         tree.insert(dir, &name, Content::Symlink(target.to_owned()), 0o777, now);
         Ok(())
@@ -354,6 +371,10 @@ impl MemFs {
             return Err(VfsError::new(ErrorKind::AlreadyExists, new.to_string()));
         }
         let (dir, name) = tree.resolve_for_create(new)?;
+        tree.check_writable(dir, new)?;
+        if !tree.same_volume(dir, ino) {
+            return Err(VfsError::new(ErrorKind::CrossDevice, new.to_string()));
+        }
         tree.dir_entries_mut(dir).insert(name, ino);
         tree.inode_mut(dir).touch_contents(now);
         let inode = tree.inode_mut(ino);
@@ -377,6 +398,7 @@ impl MemFs {
         let now = self.clock.now();
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
+        tree.check_writable(ino, path)?;
         let inode = tree.inode_mut(ino);
         inode.mode = mode & 0o7777;
         inode.changed = now;
@@ -399,6 +421,7 @@ impl MemFs {
         let now = self.clock.now();
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
+        tree.check_writable(ino, path)?;
         let inode = tree.inode_mut(ino);
         if let Some(time) = accessed {
             inode.accessed = time;
@@ -414,6 +437,63 @@ impl MemFs {
     pub fn usage(&self) -> Usage {
         self.lock().usage
     }
+}
+
+/// EFBIG or EDQUOT if a file growing from `before` to `after` bytes breaks a limit.
+fn check_write_size(
+    tree: &Tree,
+    quota: &Quota,
+    before: u64,
+    after: u64,
+    path: &VfsPath,
+) -> VfsResult<()> {
+    if after > quota.max_file_size || after > MAX_FILE_SIZE {
+        return Err(VfsError::new(ErrorKind::FileTooLarge, path.to_string()));
+    }
+    if after > before && tree.usage.bytes - before + after > quota.max_bytes {
+        return Err(VfsError::new(ErrorKind::QuotaExceeded, path.to_string()));
+    }
+    Ok(())
+}
+
+/// Applies `op` to the file `ino` once every check passes (so a refused write changes
+/// nothing). `path` names the file in errors.
+fn write_inode(
+    tree: &mut Tree,
+    quota: &Quota,
+    ino: u64,
+    op: WriteOp<'_>,
+    path: &VfsPath,
+    now: Timestamp,
+) -> VfsResult<()> {
+    tree.check_writable(ino, path)?;
+    let before = match &tree.inode(ino).content {
+        Content::File(data) => data.len() as u64,
+        // Replacing needs none of the old contents.
+        Content::Stored { size } if matches!(op, WriteOp::Replace(_)) => *size,
+        Content::Stored { .. } => return not_loaded(path),
+        _ => return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
+    };
+    let after = op.new_len(before);
+    check_write_size(tree, quota, before, after, path)?;
+    let inode = tree.inode_mut(ino);
+    if matches!(inode.content, Content::Stored { .. }) {
+        inode.content = Content::File(Vec::new());
+    }
+    if let Content::File(contents) = &mut inode.content {
+        op.apply(contents);
+    }
+    inode.touch_contents(now);
+    tree.journal_content(ino);
+    tree.usage.bytes = tree.usage.bytes - before + after;
+    Ok(())
+}
+
+/// A file whose contents are still in storage: the async layer (`SandboxFs`) loads them
+/// before it calls in, so reaching this is a bug reported as EIO, not a panic.
+fn not_loaded<T>(path: &VfsPath) -> VfsResult<T> {
+    Err(VfsError::new(ErrorKind::Io, path.to_string())
+        .with_detail("contents not loaded from storage"))
 }
 
 fn unreachable_symlink<T>(path: &VfsPath) -> VfsResult<T> {

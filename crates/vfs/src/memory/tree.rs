@@ -6,7 +6,7 @@ use crate::error::{ErrorKind, VfsError, VfsResult};
 use crate::metadata::{FileKind, Metadata, Usage};
 use crate::path::VfsPath;
 use crate::quota::Quota;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Symlinks followed while resolving one path before giving up with ELOOP (Linux's value).
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -15,13 +15,66 @@ pub(super) const ROOT_INO: u64 = 1;
 #[derive(Debug)]
 pub(super) enum Content {
     File(Vec<u8>),
+    /// A file whose contents are still only in storage (loaded on first use).
+    Stored {
+        size: u64,
+    },
     Directory(BTreeMap<String, u64>),
     Symlink(String),
+}
+
+/// A mounted filesystem within the tree: its root directory and how it behaves.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Volume {
+    pub(super) root: u64,
+    /// Changes are journaled for a flush to storage.
+    pub(super) persistent: bool,
+    pub(super) read_only: bool,
+}
+
+/// Which persistent inodes changed since the last flush.
+#[derive(Debug, Default)]
+pub(crate) struct Journal {
+    /// Inodes whose metadata (or directory entries, or symlink target) changed.
+    pub(crate) meta: BTreeSet<u64>,
+    /// Files whose contents changed.
+    pub(crate) content: BTreeSet<u64>,
+    /// Inodes freed, with the stored contents (blob) they held.
+    pub(crate) freed: BTreeMap<u64, u64>,
+}
+
+impl Journal {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.meta.is_empty() && self.content.is_empty() && self.freed.is_empty()
+    }
+
+    /// Puts back changes a failed flush took, keeping anything newer.
+    pub(crate) fn merge(&mut self, older: Journal) {
+        for ino in older.meta {
+            if !self.freed.contains_key(&ino) {
+                self.meta.insert(ino);
+            }
+        }
+        for ino in older.content {
+            if !self.freed.contains_key(&ino) {
+                self.content.insert(ino);
+            }
+        }
+        for (ino, blob) in older.freed {
+            self.freed.entry(ino).or_insert(blob);
+        }
+    }
 }
 
 #[derive(Debug)]
 pub(super) struct Inode {
     pub(super) content: Content,
+    /// Index into the tree's volumes.
+    pub(super) volume: usize,
+    /// Where storage holds this file's contents as of the last flush (0: nowhere).
+    pub(super) blob: u64,
+    /// Open handles; an unlinked inode lives on until the last is closed.
+    pub(super) open: u32,
     pub(super) mode: u32,
     /// Names that refer to this inode (hard links); it is freed when the last goes.
     pub(super) links: u32,
@@ -40,7 +93,7 @@ impl Inode {
 
     pub(super) fn kind(&self) -> FileKind {
         match self.content {
-            Content::File(_) => FileKind::File,
+            Content::File(_) | Content::Stored { .. } => FileKind::File,
             Content::Directory(_) => FileKind::Directory,
             Content::Symlink(_) => FileKind::Symlink,
         }
@@ -49,6 +102,7 @@ impl Inode {
     pub(super) fn metadata(&self, ino: u64) -> Metadata {
         let size = match &self.content {
             Content::File(data) => data.len() as u64,
+            Content::Stored { size } => *size,
             Content::Directory(_) => 0,
             Content::Symlink(target) => target.len() as u64,
         };
@@ -70,7 +124,12 @@ impl Inode {
 pub(super) struct Tree {
     pub(super) inodes: HashMap<u64, Inode>,
     pub(super) next_ino: u64,
+    /// The next id for a file's stored contents.
+    pub(super) next_blob: u64,
     pub(super) usage: Usage,
+    /// Volume 0 is `/`; others are mounted on directories below it.
+    pub(super) volumes: Vec<Volume>,
+    pub(super) journal: Journal,
 }
 
 impl Tree {
@@ -86,10 +145,50 @@ impl Tree {
         &self.inodes[&ino]
     }
 
+    /// The inode, to change it: the change is journaled if its volume is persistent.
     pub(super) fn inode_mut(&mut self, ino: u64) -> &mut Inode {
+        let inode = self
+            .inodes
+            .get_mut(&ino)
+            .expect("directory entries name live inodes");
+        // A nameless (unlinked but open) inode is never stored.
+        if self.volumes[inode.volume].persistent && inode.links > 0 {
+            self.journal.meta.insert(ino);
+        }
+        inode
+    }
+
+    /// The inode, for a change that is not worth a flush on its own (the access time).
+    pub(super) fn inode_mut_unjournaled(&mut self, ino: u64) -> &mut Inode {
         self.inodes
             .get_mut(&ino)
             .expect("directory entries name live inodes")
+    }
+
+    /// Records that a file's contents changed.
+    pub(super) fn journal_content(&mut self, ino: u64) {
+        let inode = self.inode(ino);
+        if self.volumes[inode.volume].persistent && inode.links > 0 {
+            self.journal.content.insert(ino);
+            self.journal.meta.insert(ino);
+        }
+    }
+
+    /// EROFS if `ino` lives on a read-only mount.
+    pub(super) fn check_writable(&self, ino: u64, path: &VfsPath) -> VfsResult<()> {
+        if self.volumes[self.inode(ino).volume].read_only {
+            return Err(VfsError::new(ErrorKind::ReadOnly, path.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Whether `ino` is the root of a mount other than `/` (it cannot be removed or moved).
+    pub(super) fn is_mount_root(&self, ino: u64) -> bool {
+        ino != ROOT_INO && self.volumes.iter().any(|volume| volume.root == ino)
+    }
+
+    pub(super) fn same_volume(&self, a: u64, b: u64) -> bool {
+        self.inode(a).volume == self.inode(b).volume
     }
 
     pub(super) fn lookup(&self, dir: u64, name: &str) -> Option<u64> {
@@ -201,12 +300,19 @@ impl Tree {
         self.next_ino += 1;
         match &content {
             Content::Directory(_) => self.usage.dirs += 1,
-            Content::File(_) | Content::Symlink(_) => self.usage.files += 1,
+            Content::File(_) | Content::Stored { .. } | Content::Symlink(_) => {
+                self.usage.files += 1
+            }
         }
+        let volume = self.inode(dir).volume;
+        let is_file = matches!(content, Content::File(_));
         self.inodes.insert(
             ino,
             Inode {
                 content,
+                volume,
+                blob: 0,
+                open: 0,
                 mode,
                 links: 1,
                 modified: now,
@@ -217,6 +323,11 @@ impl Tree {
         );
         self.dir_entries_mut(dir).insert(name.to_owned(), ino);
         self.inode_mut(dir).touch_contents(now);
+        if is_file {
+            self.journal_content(ino);
+        } else if self.volumes[volume].persistent {
+            self.journal.meta.insert(ino);
+        }
         ino
     }
 
@@ -228,28 +339,57 @@ impl Tree {
         self.inode_mut(dir).touch_contents(now);
         let mut doomed = vec![ino];
         while let Some(ino) = doomed.pop() {
-            // A file with another name elsewhere survives, with one link fewer.
-            if let Some(inode) = self.inodes.get_mut(&ino)
-                && inode.links > 1
-            {
-                inode.links -= 1;
-                inode.changed = now;
-                continue;
-            }
-            let Some(inode) = self.inodes.remove(&ino) else {
+            let Some(inode) = self.inodes.get(&ino) else {
                 continue;
             };
-            match inode.content {
-                Content::Directory(entries) => {
-                    self.usage.dirs -= 1;
-                    doomed.extend(entries.into_values());
+            // A file with another name elsewhere survives, with one link fewer; one still
+            // open lives on, nameless, until its last handle closes.
+            if inode.links > 1 || inode.open > 0 {
+                let inode = self.inode_mut(ino);
+                inode.links -= 1;
+                inode.changed = now;
+                if inode.links == 0 {
+                    self.forget(ino);
                 }
-                Content::File(data) => {
-                    self.usage.files -= 1;
-                    self.usage.bytes -= data.len() as u64;
-                }
-                Content::Symlink(_) => self.usage.files -= 1,
+                continue;
             }
+            self.free(ino, &mut doomed);
+        }
+    }
+
+    /// Takes a nameless inode out of the journal: storage must not keep it.
+    pub(super) fn forget(&mut self, ino: u64) {
+        let inode = self.inode(ino);
+        if self.volumes[inode.volume].persistent {
+            let blob = inode.blob;
+            self.journal.meta.remove(&ino);
+            self.journal.content.remove(&ino);
+            self.journal.freed.insert(ino, blob);
+        }
+    }
+
+    /// Drops an inode and its accounting; a directory's children go on `doomed`.
+    pub(super) fn free(&mut self, ino: u64, doomed: &mut Vec<u64>) {
+        if self.inodes.get(&ino).is_some_and(|inode| inode.links > 0) {
+            self.forget(ino);
+        }
+        let Some(inode) = self.inodes.remove(&ino) else {
+            return;
+        };
+        match inode.content {
+            Content::Directory(entries) => {
+                self.usage.dirs -= 1;
+                doomed.extend(entries.into_values());
+            }
+            Content::File(data) => {
+                self.usage.files -= 1;
+                self.usage.bytes -= data.len() as u64;
+            }
+            Content::Stored { size } => {
+                self.usage.files -= 1;
+                self.usage.bytes -= size;
+            }
+            Content::Symlink(_) => self.usage.files -= 1,
         }
     }
 

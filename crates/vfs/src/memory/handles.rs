@@ -1,0 +1,90 @@
+//! Open files. A handle names an inode, not a path, so the file can be renamed or
+//! unlinked while open: unlinked, it keeps its data until the last handle closes (as
+//! POSIX does), and storage never sees it again.
+
+use super::tree::Content;
+use super::write_op::WriteOp;
+use super::{MemFs, not_loaded, write_inode};
+use crate::error::{ErrorKind, VfsError, VfsResult};
+use crate::metadata::Metadata;
+use crate::path::VfsPath;
+
+/// An open file. Close it with [`MemFs::close`]; a handle dropped without closing keeps
+/// its file alive (and counted in the quota) until the filesystem goes.
+#[derive(Debug)]
+pub struct FileHandle {
+    ino: u64,
+    /// The path it was opened by, for error messages.
+    path: VfsPath,
+}
+
+impl FileHandle {
+    /// The inode number of the open file.
+    pub fn ino(&self) -> u64 {
+        self.ino
+    }
+}
+
+impl MemFs {
+    /// Opens the file at `path` (following symlinks). Directories are refused (EISDIR).
+    pub fn open(&self, path: &VfsPath) -> VfsResult<FileHandle> {
+        let mut tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        match tree.inode(ino).content {
+            Content::File(_) => {}
+            Content::Stored { .. } => return not_loaded(path),
+            _ => return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
+        }
+        tree.inode_mut_unjournaled(ino).open += 1;
+        Ok(FileHandle {
+            ino,
+            path: path.clone(),
+        })
+    }
+
+    /// Closes a handle; an unlinked file is freed when its last handle closes.
+    pub fn close(&self, handle: FileHandle) {
+        let mut tree = self.lock();
+        let Some(inode) = tree.inodes.get_mut(&handle.ino) else {
+            return;
+        };
+        inode.open = inode.open.saturating_sub(1);
+        if inode.open == 0 && inode.links == 0 {
+            tree.free(handle.ino, &mut Vec::new());
+        }
+    }
+
+    /// Up to `len` bytes from `offset` of the open file.
+    pub fn read_handle(&self, handle: &FileHandle, offset: u64, len: usize) -> VfsResult<Vec<u8>> {
+        let tree = self.lock();
+        match &tree.inode(handle.ino).content {
+            Content::File(data) => {
+                let start = usize::try_from(offset)
+                    .unwrap_or(usize::MAX)
+                    .min(data.len());
+                let end = start.saturating_add(len).min(data.len());
+                Ok(data[start..end].to_vec())
+            }
+            _ => not_loaded(&handle.path),
+        }
+    }
+
+    /// Writes `data` at `offset` of the open file, within the quota.
+    pub fn write_handle(&self, handle: &FileHandle, offset: u64, data: &[u8]) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        write_inode(
+            &mut tree,
+            &self.quota,
+            handle.ino,
+            WriteOp::At(offset, data),
+            &handle.path,
+            now,
+        )
+    }
+
+    /// Metadata of the open file (its link count is 0 once unlinked).
+    pub fn handle_metadata(&self, handle: &FileHandle) -> Metadata {
+        self.lock().inode(handle.ino).metadata(handle.ino)
+    }
+}

@@ -1,0 +1,171 @@
+//! What a backend stores, and how. Every record is sealed with a CRC-32 so a corrupt or
+//! truncated one is reported, never returned as data. The superblock carries the format
+//! version in a fixed place, so data of an unknown version is refused before it is parsed.
+
+use crate::error::{ErrorKind, VfsError, VfsResult};
+use serde::{Deserialize, Serialize};
+
+/// The stored format this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// File contents are stored in chunks of this size (the last one shorter), so a large file
+/// is never one huge record.
+pub const CHUNK_SIZE: usize = 256 * 1024;
+
+/// The sandbox-wide record: counters that must survive a reload.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Superblock {
+    pub next_ino: u64,
+    pub next_blob: u64,
+}
+
+/// One inode. Directories list only entries that are stored too (not mounts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InodeRecord {
+    pub kind: KindRecord,
+    pub mode: u32,
+    pub links: u32,
+    pub modified: u64,
+    pub accessed: u64,
+    pub changed: u64,
+    pub created: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KindRecord {
+    /// `blob` names the chunks holding the contents (0 when empty).
+    File {
+        size: u64,
+        blob: u64,
+    },
+    Directory {
+        entries: Vec<(String, u64)>,
+    },
+    Symlink {
+        target: String,
+    },
+}
+
+/// A snapshot's entry in the index: enough to list it and to know which contents it keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotInfo {
+    pub id: u64,
+    /// When it was taken (nanoseconds since the Unix epoch).
+    pub created: u64,
+    pub label: String,
+    pub files: u64,
+    pub bytes: u64,
+    /// Contents it refers to: never deleted while it exists.
+    pub blobs: Vec<u64>,
+}
+
+/// A snapshot's body: the whole inode table, as sealed inode records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotBody {
+    pub superblock: Superblock,
+    pub inodes: Vec<(u64, Vec<u8>)>,
+}
+
+/// `payload` with its CRC-32 in front.
+pub fn seal(payload: &[u8]) -> Vec<u8> {
+    let mut sealed = Vec::with_capacity(payload.len() + 4);
+    sealed.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    sealed.extend_from_slice(payload);
+    sealed
+}
+
+/// The payload of a sealed record, if its checksum holds. `what` names it in the error.
+pub fn unseal<'a>(sealed: &'a [u8], what: &str) -> VfsResult<&'a [u8]> {
+    let Some((crc, payload)) = sealed.split_first_chunk::<4>() else {
+        return Err(corrupt(what, "record is truncated"));
+    };
+    if u32::from_le_bytes(*crc) != crc32fast::hash(payload) {
+        return Err(corrupt(what, "checksum mismatch"));
+    }
+    Ok(payload)
+}
+
+pub(crate) fn corrupt(what: &str, why: &str) -> VfsError {
+    VfsError::new(ErrorKind::Corrupt, what.to_owned()).with_detail(why.to_owned())
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    // Encoding into a Vec fails only on allocation failure, which aborts anyway.
+    postcard::to_allocvec(value).unwrap_or_default()
+}
+
+fn decode<'a, T: Deserialize<'a>>(payload: &'a [u8], what: &str) -> VfsResult<T> {
+    postcard::from_bytes(payload).map_err(|err| corrupt(what, &format!("undecodable: {err}")))
+}
+
+pub fn encode_superblock(superblock: &Superblock) -> Vec<u8> {
+    let mut payload = FORMAT_VERSION.to_le_bytes().to_vec();
+    payload.extend(encode(superblock));
+    seal(&payload)
+}
+
+/// The superblock, or ENOTSUP for data written by a newer (or unknown) format.
+pub fn decode_superblock(sealed: &[u8]) -> VfsResult<Superblock> {
+    let payload = unseal(sealed, "superblock")?;
+    let Some((version, rest)) = payload.split_first_chunk::<4>() else {
+        return Err(corrupt("superblock", "record is truncated"));
+    };
+    let version = u32::from_le_bytes(*version);
+    if version != FORMAT_VERSION {
+        return Err(VfsError::new(ErrorKind::Unsupported, "/").with_detail(format!(
+            "stored sandbox has format version {version}; this build reads version {FORMAT_VERSION}"
+        )));
+    }
+    decode(rest, "superblock")
+}
+
+pub fn encode_inode(record: &InodeRecord) -> Vec<u8> {
+    seal(&encode(record))
+}
+
+pub fn decode_inode(ino: u64, sealed: &[u8]) -> VfsResult<InodeRecord> {
+    let what = format!("inode {ino}");
+    decode(unseal(sealed, &what)?, &what)
+}
+
+pub fn encode_snapshot_index(index: &[SnapshotInfo]) -> Vec<u8> {
+    seal(&encode(&index))
+}
+
+pub fn decode_snapshot_index(sealed: &[u8]) -> VfsResult<Vec<SnapshotInfo>> {
+    decode(unseal(sealed, "snapshot index")?, "snapshot index")
+}
+
+pub fn encode_snapshot_body(body: &SnapshotBody) -> Vec<u8> {
+    seal(&encode(body))
+}
+
+pub fn decode_snapshot_body(id: u64, sealed: &[u8]) -> VfsResult<SnapshotBody> {
+    let what = format!("snapshot {id}");
+    decode(unseal(sealed, &what)?, &what)
+}
+
+/// A file's contents cut into sealed chunks.
+pub fn encode_chunks(data: &[u8]) -> Vec<Vec<u8>> {
+    data.chunks(CHUNK_SIZE).map(seal).collect()
+}
+
+/// A file's contents from its sealed chunks (in index order), checked against the size
+/// its inode records.
+pub fn decode_chunks(blob: u64, size: u64, chunks: &[(u32, Vec<u8>)]) -> VfsResult<Vec<u8>> {
+    let what = |index: u32| format!("contents {blob} chunk {index}");
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    for (position, (index, sealed)) in chunks.iter().enumerate() {
+        if usize::try_from(*index).ok() != Some(position) {
+            return Err(corrupt(&what(*index), "chunks missing before it"));
+        }
+        data.extend_from_slice(unseal(sealed, &what(*index))?);
+    }
+    if data.len() as u64 != size {
+        return Err(corrupt(
+            &format!("contents {blob}"),
+            &format!("holds {} bytes, its inode says {size}", data.len()),
+        ));
+    }
+    Ok(data)
+}

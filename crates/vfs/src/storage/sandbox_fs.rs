@@ -1,0 +1,434 @@
+//! A sandbox's filesystem: the in-memory tree, the mounts on it, and the store that keeps
+//! `/`. Changes are journaled in memory and written by [`SandboxFs::flush`] in one atomic
+//! commit; file contents are read from the store when first needed.
+
+use super::records::{
+    SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body, decode_snapshot_index,
+    decode_superblock, encode_snapshot_body, encode_snapshot_index, encode_superblock,
+};
+use super::store::{Batch, Store};
+use crate::clock::Clock;
+use crate::error::{ErrorKind, VfsError, VfsResult};
+use crate::memory::persist::{StoredContents, StoredTree, load_failed};
+use crate::memory::{MemFs, MountKind};
+use crate::path::VfsPath;
+use crate::quota::Quota;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A subtree mounted on the sandbox's filesystem.
+#[derive(Debug, Clone)]
+pub struct Mount {
+    pub path: VfsPath,
+    pub source: MountSource,
+}
+
+/// What a mount holds.
+#[derive(Debug, Clone)]
+pub enum MountSource {
+    /// An empty directory kept in memory only (`/tmp`).
+    Memory,
+    /// Files given by the host (paths relative to the mount point), read-only.
+    ReadOnly(Vec<(String, Vec<u8>)>),
+}
+
+/// What a flush wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlushStats {
+    pub records: usize,
+    pub bytes: usize,
+}
+
+/// A sandbox's filesystem, in memory or kept in a [`Store`].
+pub struct SandboxFs {
+    mem: Arc<MemFs>,
+    store: Option<Arc<dyn Store>>,
+    mounts: Vec<Mount>,
+    clock: Arc<dyn Clock>,
+    snapshots: Mutex<Vec<SnapshotInfo>>,
+}
+
+impl std::fmt::Debug for SandboxFs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SandboxFs")
+            .field("store", &self.store.as_ref().map(|store| store.describe()))
+            .field("mounts", &self.mounts.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn apply_mounts(mem: &MemFs, mounts: &[Mount]) -> VfsResult<()> {
+    for mount in mounts {
+        if let Some(parent) = mount.path.parent() {
+            mem.create_dir_all(&parent)?;
+        }
+        match &mount.source {
+            MountSource::Memory => mem.mount(&mount.path, MountKind::Memory)?,
+            MountSource::ReadOnly(files) => mem.mount_read_only(
+                &mount.path,
+                files
+                    .iter()
+                    .map(|(path, data)| (path.as_str(), data.as_slice())),
+            )?,
+        }
+    }
+    Ok(())
+}
+
+impl SandboxFs {
+    /// A sandbox kept in memory only.
+    pub fn in_memory(clock: Arc<dyn Clock>, quota: Quota, mounts: Vec<Mount>) -> VfsResult<Self> {
+        let mem = Arc::new(MemFs::with_quota(clock.clone(), quota));
+        apply_mounts(&mem, &mounts)?;
+        Ok(Self {
+            mem,
+            store: None,
+            mounts,
+            clock,
+            snapshots: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Opens the sandbox kept in `store`, or starts an empty one there. Reads records
+    /// only: file contents load on first use. Data of an unknown format version, or
+    /// records that fail their checksum, are an error and the store is left untouched.
+    pub async fn open(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        quota: Quota,
+        mounts: Vec<Mount>,
+    ) -> VfsResult<Self> {
+        let state = store.load().await?;
+        let (mem, snapshots) = match &state.superblock {
+            None if state.inodes.is_empty() => {
+                let mem = MemFs::with_quota(clock.clone(), quota);
+                mem.set_persistent();
+                mem.journal_root();
+                (mem, Vec::new())
+            }
+            None => {
+                return Err(VfsError::new(ErrorKind::Corrupt, "/").with_detail(format!(
+                    "{}: inodes stored without a superblock",
+                    store.describe()
+                )));
+            }
+            Some(superblock) => {
+                let superblock = decode_superblock(superblock)?;
+                let mut records = Vec::with_capacity(state.inodes.len());
+                for (ino, sealed) in &state.inodes {
+                    records.push((*ino, decode_inode(*ino, sealed)?));
+                }
+                let snapshots = match &state.snapshot_index {
+                    Some(index) => decode_snapshot_index(index)?,
+                    None => Vec::new(),
+                };
+                (
+                    MemFs::from_records(clock.clone(), quota, superblock, records)?,
+                    snapshots,
+                )
+            }
+        };
+        apply_mounts(&mem, &mounts)?;
+        Ok(Self {
+            mem: Arc::new(mem),
+            store: Some(store),
+            mounts,
+            clock,
+            snapshots: Mutex::new(snapshots),
+        })
+    }
+
+    /// The filesystem itself. Before a call that reads a file's contents, await
+    /// [`SandboxFs::load_for_read`] (or `load_for_write`) for its path.
+    pub fn mem(&self) -> &Arc<MemFs> {
+        &self.mem
+    }
+
+    /// Where the configured mounts are.
+    pub fn mount_paths(&self) -> impl Iterator<Item = &VfsPath> {
+        self.mounts.iter().map(|mount| &mount.path)
+    }
+
+    /// Whether `/` is kept in a store.
+    pub fn is_persistent(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// The store, if any.
+    pub fn store(&self) -> Option<&Arc<dyn Store>> {
+        self.store.as_ref()
+    }
+
+    fn snapshot_list(&self) -> MutexGuard<'_, Vec<SnapshotInfo>> {
+        self.snapshots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn require_store(&self) -> VfsResult<&Arc<dyn Store>> {
+        self.store.as_ref().ok_or_else(|| {
+            VfsError::new(ErrorKind::Unsupported, "/")
+                .with_detail("this sandbox is kept in memory only; snapshots need storage")
+        })
+    }
+
+    /// Makes sure the contents of the file `path` names are in memory.
+    pub async fn load_for_read(&self, path: &VfsPath) -> VfsResult<()> {
+        match self.mem.stored_contents(path, false) {
+            Some(stored) => self.load(path, stored).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Like [`SandboxFs::load_for_read`], for a write that keeps part of the old contents
+    /// (append, write at an offset, truncate).
+    pub async fn load_for_write(&self, path: &VfsPath) -> VfsResult<()> {
+        match self.mem.stored_contents(path, true) {
+            Some(stored) => self.load(path, stored).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn load(&self, path: &VfsPath, stored: StoredContents) -> VfsResult<()> {
+        let store = self.require_store()?;
+        let chunks = store
+            .read_blob(stored.blob)
+            .await
+            .map_err(|err| load_failed(path, &err))?;
+        let data = super::records::decode_chunks(stored.blob, stored.size, &chunks)
+            .map_err(|err| load_failed(path, &err))?;
+        self.mem.install_contents(stored, data);
+        Ok(())
+    }
+
+    /// Loads every file's contents (before an export, or to check them all).
+    pub async fn load_everything(&self) -> VfsResult<()> {
+        for stored in self.mem.all_stored_contents() {
+            let path = VfsPath::root().join(&format!("inode-{}", stored.ino))?;
+            self.load(&path, stored).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes every change since the last flush in one atomic commit. If the store
+    /// refuses (quota, a closed database), nothing is written, the changes stay in memory
+    /// for the next flush, and the error says why.
+    pub async fn flush(&self) -> VfsResult<FlushStats> {
+        let Some(store) = &self.store else {
+            return Ok(FlushStats::default());
+        };
+        let prepared = self.mem.prepare_flush();
+        if prepared.is_empty() {
+            // Still take back anything the journal held (nothing, or only frees).
+            self.mem.rollback_flush(prepared);
+            return Ok(FlushStats::default());
+        }
+        let pinned = self.pinned_blobs();
+        let mut batch = Batch {
+            superblock: Some(encode_superblock(&prepared.superblock)),
+            put_inodes: prepared.inodes.clone(),
+            delete_inodes: prepared.removed.clone(),
+            delete_blobs: prepared
+                .obsolete_blobs
+                .iter()
+                .copied()
+                .filter(|blob| !pinned.contains(blob))
+                .collect(),
+            ..Batch::default()
+        };
+        for (blob, chunks) in &prepared.contents {
+            for (index, chunk) in chunks.iter().enumerate() {
+                let index = u32::try_from(index).unwrap_or(u32::MAX);
+                batch.put_chunks.push((*blob, index, chunk.clone()));
+            }
+        }
+        let stats = FlushStats {
+            records: batch.record_count(),
+            bytes: batch.byte_count(),
+        };
+        match store.commit(batch).await {
+            Ok(()) => Ok(stats),
+            Err(err) => {
+                self.mem.rollback_flush(prepared);
+                Err(err)
+            }
+        }
+    }
+
+    fn pinned_blobs(&self) -> BTreeSet<u64> {
+        self.snapshot_list()
+            .iter()
+            .flat_map(|snapshot| snapshot.blobs.iter().copied())
+            .collect()
+    }
+
+    /// The snapshots kept, oldest first.
+    pub fn snapshots(&self) -> Vec<SnapshotInfo> {
+        self.snapshot_list().clone()
+    }
+
+    /// Flushes, then records the current tree as a snapshot. File contents are shared
+    /// with the live tree (blobs are never changed, only replaced), so a snapshot costs
+    /// one record per inode, not a copy of the data.
+    pub async fn snapshot(&self, label: &str) -> VfsResult<SnapshotInfo> {
+        let store = self.require_store()?.clone();
+        self.flush().await?;
+        let StoredTree {
+            superblock,
+            records: inodes,
+            blobs,
+        } = self.mem.stored_records();
+        let usage = self.mem.usage();
+        let id = self
+            .snapshot_list()
+            .iter()
+            .map(|snapshot| snapshot.id)
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let info = SnapshotInfo {
+            id,
+            created: self.clock.now().0,
+            label: label.to_owned(),
+            files: usage.files,
+            bytes: usage.bytes,
+            blobs: blobs.into_iter().collect(),
+        };
+        let mut index = self.snapshots();
+        index.push(info.clone());
+        let batch = Batch {
+            snapshot_index: Some(encode_snapshot_index(&index)),
+            put_snapshots: vec![(
+                id,
+                encode_snapshot_body(&SnapshotBody { superblock, inodes }),
+            )],
+            ..Batch::default()
+        };
+        store.commit(batch).await?;
+        *self.snapshot_list() = index;
+        Ok(info)
+    }
+
+    async fn read_snapshot_body(&self, id: u64) -> VfsResult<SnapshotBody> {
+        let store = self.require_store()?;
+        if !self
+            .snapshot_list()
+            .iter()
+            .any(|snapshot| snapshot.id == id)
+        {
+            return Err(VfsError::new(ErrorKind::NotFound, format!("snapshot {id}")));
+        }
+        let sealed = store.read_snapshot(id).await?.ok_or_else(|| {
+            VfsError::new(ErrorKind::Corrupt, format!("snapshot {id}"))
+                .with_detail("listed in the index but not stored")
+        })?;
+        decode_snapshot_body(id, &sealed)
+    }
+
+    /// Makes the files exactly what they were when snapshot `id` was taken. Changes since
+    /// are discarded (snapshot first to keep them). Mounts are put back as configured.
+    pub async fn restore(&self, id: u64) -> VfsResult<()> {
+        let store = self.require_store()?.clone();
+        self.flush().await?;
+        let body = self.read_snapshot_body(id).await?;
+        let mut records = Vec::with_capacity(body.inodes.len());
+        for (ino, sealed) in &body.inodes {
+            records.push((*ino, decode_inode(*ino, sealed)?));
+        }
+        let StoredTree {
+            superblock: current,
+            blobs: current_blobs,
+            ..
+        } = self.mem.stored_records();
+        let superblock = super::records::Superblock {
+            next_ino: current.next_ino.max(body.superblock.next_ino),
+            next_blob: current.next_blob.max(body.superblock.next_blob),
+        };
+        let restored =
+            MemFs::from_records(self.clock.clone(), self.mem.quota(), superblock, records)?;
+        apply_mounts(&restored, &self.mounts)?;
+        let pinned = self.pinned_blobs();
+        let batch = Batch {
+            superblock: Some(encode_superblock(&superblock)),
+            clear_inodes: true,
+            put_inodes: body.inodes,
+            delete_blobs: current_blobs.difference(&pinned).copied().collect(),
+            ..Batch::default()
+        };
+        store.commit(batch).await?;
+        self.mem.replace_with(restored);
+        Ok(())
+    }
+
+    /// Deletes snapshot `id` and the contents only it kept.
+    pub async fn delete_snapshot(&self, id: u64) -> VfsResult<()> {
+        let store = self.require_store()?.clone();
+        self.flush().await?;
+        let mut index = self.snapshots();
+        let Some(position) = index.iter().position(|snapshot| snapshot.id == id) else {
+            return Err(VfsError::new(ErrorKind::NotFound, format!("snapshot {id}")));
+        };
+        let removed = index.remove(position);
+        let live = self.mem.stored_records().blobs;
+        let still_used: BTreeSet<u64> = index
+            .iter()
+            .flat_map(|snapshot| snapshot.blobs.iter().copied())
+            .chain(live)
+            .collect();
+        let batch = Batch {
+            snapshot_index: Some(encode_snapshot_index(&index)),
+            delete_snapshots: vec![id],
+            delete_blobs: removed
+                .blobs
+                .iter()
+                .copied()
+                .filter(|blob| !still_used.contains(blob))
+                .collect(),
+            ..Batch::default()
+        };
+        store.commit(batch).await?;
+        *self.snapshot_list() = index;
+        Ok(())
+    }
+
+    /// Copies the current files (or snapshot `id`'s) into `target`, which must be empty:
+    /// a new sandbox that shares nothing with this one afterwards.
+    pub async fn fork_into(&self, snapshot: Option<u64>, target: &dyn Store) -> VfsResult<()> {
+        let store = self.require_store()?.clone();
+        let existing = target.load().await?;
+        if existing.superblock.is_some() || !existing.inodes.is_empty() {
+            return Err(VfsError::new(ErrorKind::AlreadyExists, target.describe())
+                .with_detail("a fork needs an empty sandbox"));
+        }
+        self.flush().await?;
+        let (superblock, inodes, blobs) = match snapshot {
+            Some(id) => {
+                let body = self.read_snapshot_body(id).await?;
+                let info = self
+                    .snapshot_list()
+                    .iter()
+                    .find(|snapshot| snapshot.id == id)
+                    .map(|snapshot| snapshot.blobs.clone())
+                    .unwrap_or_default();
+                (body.superblock, body.inodes, info)
+            }
+            None => {
+                let tree = self.mem.stored_records();
+                (
+                    tree.superblock,
+                    tree.records,
+                    tree.blobs.into_iter().collect(),
+                )
+            }
+        };
+        let mut batch = Batch {
+            superblock: Some(encode_superblock(&superblock)),
+            put_inodes: inodes,
+            ..Batch::default()
+        };
+        for blob in blobs {
+            for (index, chunk) in store.read_blob(blob).await? {
+                batch.put_chunks.push((blob, index, chunk));
+            }
+        }
+        target.commit(batch).await
+    }
+}

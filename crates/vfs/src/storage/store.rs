@@ -1,0 +1,82 @@
+//! What a storage backend provides: a handful of keyed record sets and one atomic commit.
+
+use crate::error::VfsResult;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A backend's answer. `Send` so the shell's filesystem (which bashkit requires to be
+/// `Send`) can await it; browser backends, single-threaded, wrap theirs.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = VfsResult<T>> + Send + 'a>>;
+
+/// Everything read when a sandbox opens: records only, never file contents.
+#[derive(Debug, Default, Clone)]
+pub struct StoredState {
+    /// The sealed superblock; `None` for a sandbox never written.
+    pub superblock: Option<Vec<u8>>,
+    pub snapshot_index: Option<Vec<u8>>,
+    /// Sealed inode records by inode number.
+    pub inodes: Vec<(u64, Vec<u8>)>,
+}
+
+/// One atomic change to a store: all of it lands, or none of it.
+#[derive(Debug, Default, Clone)]
+pub struct Batch {
+    pub superblock: Option<Vec<u8>>,
+    pub snapshot_index: Option<Vec<u8>>,
+    /// Delete every inode record before the puts (restoring a snapshot).
+    pub clear_inodes: bool,
+    pub put_inodes: Vec<(u64, Vec<u8>)>,
+    pub delete_inodes: Vec<u64>,
+    /// Sealed chunks: (blob, index, record). Blobs are written once, never changed.
+    pub put_chunks: Vec<(u64, u32, Vec<u8>)>,
+    /// Blobs whose chunks all go.
+    pub delete_blobs: Vec<u64>,
+    pub put_snapshots: Vec<(u64, Vec<u8>)>,
+    pub delete_snapshots: Vec<u64>,
+}
+
+impl Batch {
+    /// How many records it writes or deletes.
+    pub fn record_count(&self) -> usize {
+        usize::from(self.superblock.is_some())
+            + usize::from(self.snapshot_index.is_some())
+            + self.put_inodes.len()
+            + self.delete_inodes.len()
+            + self.put_chunks.len()
+            + self.delete_blobs.len()
+            + self.put_snapshots.len()
+            + self.delete_snapshots.len()
+    }
+
+    /// Bytes of records it writes.
+    pub fn byte_count(&self) -> usize {
+        self.put_inodes.iter().map(|(_, r)| r.len()).sum::<usize>()
+            + self
+                .put_chunks
+                .iter()
+                .map(|(_, _, r)| r.len())
+                .sum::<usize>()
+            + self
+                .put_snapshots
+                .iter()
+                .map(|(_, r)| r.len())
+                .sum::<usize>()
+    }
+}
+
+/// A place a sandbox's records live. Implementations must make [`Store::commit`] atomic:
+/// a crash during it leaves the store as the previous commit left it.
+pub trait Store: Send + Sync {
+    /// The superblock, the snapshot index and every inode record.
+    fn load(&self) -> StoreFuture<'_, StoredState>;
+    /// A blob's sealed chunks as (index, record), in index order.
+    fn read_blob(&self, blob: u64) -> StoreFuture<'_, Vec<(u32, Vec<u8>)>>;
+    /// Every blob that has at least one chunk (for `fsck`).
+    fn blob_ids(&self) -> StoreFuture<'_, Vec<u64>>;
+    /// A snapshot's sealed body.
+    fn read_snapshot(&self, id: u64) -> StoreFuture<'_, Option<Vec<u8>>>;
+    /// Applies `batch` atomically.
+    fn commit(&self, batch: Batch) -> StoreFuture<'_, ()>;
+    /// What it is, for messages ("IndexedDB database sandtab:demo").
+    fn describe(&self) -> String;
+}

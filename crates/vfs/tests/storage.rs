@@ -1,0 +1,464 @@
+//! A sandbox kept in a store: reopening, lazy loading, mounts, refused commits, format
+//! versions, corruption, fsck, snapshots, forks, tar, and files unlinked while open.
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
+
+use futures::executor::block_on;
+use sandtab_vfs::storage::records::{Superblock, encode_superblock, seal};
+use sandtab_vfs::storage::{MemoryStore, fsck};
+use sandtab_vfs::{
+    ErrorKind, FileKind, ManualClock, Mount, MountSource, Quota, SandboxFs, Store, Timestamp,
+    VfsError, VfsPath,
+};
+use std::sync::Arc;
+
+fn p(path: &str) -> VfsPath {
+    VfsPath::parse(path).unwrap()
+}
+
+fn tmp_mount() -> Vec<Mount> {
+    vec![Mount {
+        path: p("/tmp"),
+        source: MountSource::Memory,
+    }]
+}
+
+fn open_with(store: &Arc<MemoryStore>, mounts: Vec<Mount>) -> Result<SandboxFs, VfsError> {
+    let clock = Arc::new(ManualClock::new(Timestamp(1_000_000_000)));
+    block_on(SandboxFs::open(
+        store.clone(),
+        clock,
+        Quota::UNLIMITED,
+        mounts,
+    ))
+}
+
+fn open(store: &Arc<MemoryStore>) -> SandboxFs {
+    open_with(store, tmp_mount()).unwrap()
+}
+
+fn read(fs: &SandboxFs, path: &str) -> Vec<u8> {
+    block_on(fs.load_for_read(&p(path))).unwrap();
+    fs.mem().read(&p(path)).unwrap()
+}
+
+#[test]
+fn files_survive_a_reopen_with_their_metadata() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    let mem = fs.mem();
+    mem.create_dir_all(&p("/home/agent/src")).unwrap();
+    mem.write(&p("/home/agent/src/main.rs"), b"fn main() {}")
+        .unwrap();
+    let big: Vec<u8> = (0..700_000u32).map(|i| (i % 251) as u8).collect();
+    mem.write(&p("/home/agent/big.bin"), &big).unwrap();
+    mem.set_mode(&p("/home/agent/src/main.rs"), 0o600).unwrap();
+    mem.set_modified(&p("/home/agent/src/main.rs"), Timestamp(42))
+        .unwrap();
+    mem.symlink("src/main.rs", &p("/home/agent/link")).unwrap();
+    mem.hard_link(&p("/home/agent/big.bin"), &p("/home/agent/big2.bin"))
+        .unwrap();
+    mem.write(&p("/home/agent/empty"), b"").unwrap();
+    let before = mem.stat(&p("/home/agent/src/main.rs")).unwrap();
+    block_on(fs.flush()).unwrap();
+
+    let fs = open(&store);
+    let after = fs.mem().stat(&p("/home/agent/src/main.rs")).unwrap();
+    assert_eq!(after.mode, 0o600);
+    assert_eq!(after.modified, Timestamp(42));
+    assert_eq!(after.ino, before.ino, "inode numbers are stable");
+    assert_eq!(read(&fs, "/home/agent/link"), b"fn main() {}");
+    assert_eq!(read(&fs, "/home/agent/big2.bin"), big);
+    assert_eq!(fs.mem().stat(&p("/home/agent/big.bin")).unwrap().links, 2);
+    assert_eq!(read(&fs, "/home/agent/empty"), b"");
+    assert_eq!(fs.mem().usage().bytes, before.size + big.len() as u64);
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+}
+
+#[test]
+fn contents_load_only_when_read() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/a"), b"hello").unwrap();
+    block_on(fs.flush()).unwrap();
+    let fs = open(&store);
+    assert_eq!(
+        fs.mem().stat(&p("/a")).unwrap().size,
+        5,
+        "metadata is there at once"
+    );
+    let err = fs.mem().read(&p("/a")).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        ErrorKind::Io,
+        "contents are not loaded before asked for"
+    );
+    assert_eq!(read(&fs, "/a"), b"hello");
+    // Appending needs the old contents; replacing does not.
+    let fs = open(&store);
+    block_on(fs.load_for_write(&p("/a"))).unwrap();
+    fs.mem().append(&p("/a"), b"!").unwrap();
+    fs.mem().write(&p("/a"), b"new").unwrap();
+    assert_eq!(fs.mem().read(&p("/a")).unwrap(), b"new");
+}
+
+#[test]
+fn only_changes_are_flushed_and_old_contents_are_collected() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    for i in 0..20 {
+        fs.mem().write(&p(&format!("/f{i}")), b"data").unwrap();
+    }
+    let first = block_on(fs.flush()).unwrap();
+    assert!(
+        first.records >= 41,
+        "20 inodes, 20 chunks, the root: {first:?}"
+    );
+    fs.mem().write(&p("/f3"), b"changed").unwrap();
+    let second = block_on(fs.flush()).unwrap();
+    assert_eq!(
+        second.records, 4,
+        "inode, chunk, superblock, old chunk deleted: {second:?}"
+    );
+    assert_eq!(store.chunk_count(), 20);
+    fs.mem().remove_file(&p("/f4")).unwrap();
+    block_on(fs.flush()).unwrap();
+    assert_eq!(store.chunk_count(), 19);
+    assert_eq!(
+        block_on(fs.flush()).unwrap().records,
+        0,
+        "nothing changed, nothing written"
+    );
+    // Reading never causes a write.
+    read(&fs, "/f5");
+    assert_eq!(block_on(fs.flush()).unwrap().records, 0);
+}
+
+#[test]
+fn tmp_is_memory_only_and_symlinks_cross_mounts() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    let mem = fs.mem();
+    mem.write(&p("/tmp/scratch"), b"gone after reopen").unwrap();
+    mem.symlink("/tmp/scratch", &p("/link")).unwrap();
+    assert_eq!(mem.read(&p("/link")).unwrap(), b"gone after reopen");
+    mem.write(&p("/kept"), b"kept").unwrap();
+    assert_eq!(
+        mem.rename(&p("/kept"), &p("/tmp/kept")).unwrap_err().kind(),
+        ErrorKind::CrossDevice
+    );
+    assert_eq!(
+        mem.hard_link(&p("/kept"), &p("/tmp/k")).unwrap_err().kind(),
+        ErrorKind::CrossDevice
+    );
+    assert_eq!(
+        mem.remove_all(&p("/tmp")).unwrap_err().kind(),
+        ErrorKind::Busy
+    );
+    assert_eq!(
+        mem.rename(&p("/tmp"), &p("/t2")).unwrap_err().kind(),
+        ErrorKind::Busy
+    );
+    block_on(fs.flush()).unwrap();
+    let fs = open(&store);
+    assert!(fs.mem().read_dir(&p("/tmp")).unwrap().is_empty());
+    assert_eq!(
+        fs.mem().read(&p("/link")).unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    assert_eq!(read(&fs, "/kept"), b"kept");
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+}
+
+#[test]
+fn read_only_mounts_refuse_every_change() {
+    let store = Arc::new(MemoryStore::new());
+    let mounts = vec![Mount {
+        path: p("/project"),
+        source: MountSource::ReadOnly(vec![
+            ("README.md".into(), b"# project".to_vec()),
+            ("src/lib.rs".into(), b"pub fn f() {}".to_vec()),
+        ]),
+    }];
+    let fs = open_with(&store, mounts.clone()).unwrap();
+    let mem = fs.mem();
+    assert_eq!(
+        mem.read(&p("/project/src/lib.rs")).unwrap(),
+        b"pub fn f() {}"
+    );
+    let erofs = |r: Result<(), VfsError>| assert_eq!(r.unwrap_err().kind(), ErrorKind::ReadOnly);
+    erofs(mem.write(&p("/project/README.md"), b"x"));
+    erofs(mem.write(&p("/project/new"), b"x"));
+    erofs(mem.append(&p("/project/README.md"), b"x"));
+    erofs(mem.create_dir(&p("/project/d")));
+    erofs(mem.remove_file(&p("/project/README.md")));
+    erofs(mem.rename(&p("/project/README.md"), &p("/project/R")));
+    erofs(mem.set_mode(&p("/project/README.md"), 0o777));
+    erofs(mem.symlink("x", &p("/project/l")));
+    assert_eq!(
+        mem.remove_all(&p("/project")).unwrap_err().kind(),
+        ErrorKind::Busy
+    );
+    // Copying out is fine.
+    mem.copy(&p("/project/README.md"), &p("/readme-copy"))
+        .unwrap();
+    block_on(fs.flush()).unwrap();
+    let fs = open_with(&store, mounts).unwrap();
+    assert_eq!(read(&fs, "/readme-copy"), b"# project");
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+}
+
+#[test]
+fn a_refused_commit_changes_nothing_stored_and_keeps_the_changes() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/a"), b"one").unwrap();
+    block_on(fs.flush()).unwrap();
+    fs.mem().write(&p("/a"), b"two").unwrap();
+    fs.mem().write(&p("/b"), b"new").unwrap();
+    store.fail_next_commit(
+        VfsError::new(ErrorKind::QuotaExceeded, "/").with_detail("QuotaExceededError"),
+    );
+    let err = block_on(fs.flush()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::QuotaExceeded);
+    assert_eq!(
+        fs.mem().read(&p("/a")).unwrap(),
+        b"two",
+        "memory keeps the change"
+    );
+    let reopened = open(&store);
+    assert_eq!(
+        read(&reopened, "/a"),
+        b"one",
+        "storage keeps the last good flush"
+    );
+    assert!(!reopened.mem().exists(&p("/b")));
+    block_on(fs.flush()).unwrap();
+    let reopened = open(&store);
+    assert_eq!(read(&reopened, "/a"), b"two");
+    assert_eq!(read(&reopened, "/b"), b"new");
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+}
+
+#[test]
+fn an_unknown_format_version_is_refused_and_left_alone() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/a"), b"one").unwrap();
+    block_on(fs.flush()).unwrap();
+    let mut payload = 99u32.to_le_bytes().to_vec();
+    payload.extend_from_slice(&[1, 2]);
+    store.set_superblock(seal(&payload));
+    let commits = store.commit_count();
+    let err = open_with(&store, tmp_mount()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert!(err.to_string().contains("format version 99"), "{err}");
+    assert_eq!(store.commit_count(), commits, "nothing written");
+    let report = block_on(fsck(store.as_ref())).unwrap();
+    assert!(
+        report.problems[0].contains("format version 99"),
+        "{:?}",
+        report.problems
+    );
+    // The current version opens again once restored.
+    store.set_superblock(encode_superblock(&Superblock {
+        next_ino: 100,
+        next_blob: 100,
+    }));
+    assert_eq!(read(&open(&store), "/a"), b"one");
+}
+
+#[test]
+fn corrupt_records_are_reported_not_returned() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/a"), b"precious").unwrap();
+    fs.mem().write(&p("/b"), b"other").unwrap();
+    block_on(fs.flush()).unwrap();
+    let a = fs.mem().stat(&p("/a")).unwrap().ino;
+    let b = fs.mem().stat(&p("/b")).unwrap().ino;
+
+    // A flipped bit in a file's contents: the read fails, fsck names it.
+    assert!(store.tamper_chunk(1, 0, |record| record[6] ^= 1));
+    let fs = open(&store);
+    block_on(fs.load_for_read(&p("/b"))).unwrap();
+    let err = block_on(fs.load_for_read(&p("/a"))).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt);
+    assert!(err.to_string().contains("checksum"), "{err}");
+    let report = block_on(fsck(store.as_ref())).unwrap();
+    assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    assert!(
+        report.problems[0].contains(&format!("inode {a}")),
+        "{:?}",
+        report.problems
+    );
+    assert!(store.tamper_chunk(1, 0, |record| record[6] ^= 1));
+
+    // A truncated inode record: opening fails with a clear error.
+    assert!(store.tamper_inode(b, |record| record.truncate(3)));
+    let err = open_with(&store, tmp_mount()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt);
+    assert!(err.to_string().contains(&format!("inode {b}")), "{err}");
+    let report = block_on(fsck(store.as_ref())).unwrap();
+    assert!(!report.is_clean());
+}
+
+#[test]
+fn snapshots_restore_exactly_and_share_contents() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().create_dir(&p("/src")).unwrap();
+    fs.mem().write(&p("/src/a"), b"version 1").unwrap();
+    let first = block_on(fs.snapshot("before edit")).unwrap();
+    let chunks = store.chunk_count();
+    assert_eq!(chunks, 1, "a snapshot copies no contents");
+    fs.mem().write(&p("/src/a"), b"version 2").unwrap();
+    fs.mem().write(&p("/src/b"), b"added").unwrap();
+    block_on(fs.flush()).unwrap();
+    assert_eq!(store.chunk_count(), 3, "the snapshot keeps version 1");
+    block_on(fs.restore(first.id)).unwrap();
+    assert_eq!(read(&fs, "/src/a"), b"version 1");
+    assert!(!fs.mem().exists(&p("/src/b")));
+    assert!(fs.mem().exists(&p("/tmp")), "mounts come back");
+    let reopened = open(&store);
+    assert_eq!(read(&reopened, "/src/a"), b"version 1");
+    assert_eq!(reopened.snapshots().len(), 1);
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+    block_on(fs.delete_snapshot(first.id)).unwrap();
+    assert_eq!(store.chunk_count(), 1, "only the live contents remain");
+    assert_eq!(
+        block_on(fs.restore(first.id)).unwrap_err().kind(),
+        ErrorKind::NotFound
+    );
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+}
+
+#[test]
+fn fork_copies_into_an_independent_store() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/a"), b"original").unwrap();
+    let snap = block_on(fs.snapshot("s")).unwrap();
+    fs.mem().write(&p("/a"), b"later").unwrap();
+    let target = Arc::new(MemoryStore::new());
+    block_on(fs.fork_into(Some(snap.id), target.as_ref())).unwrap();
+    let forked = open(&target);
+    assert_eq!(read(&forked, "/a"), b"original");
+    forked.mem().write(&p("/a"), b"fork's own").unwrap();
+    block_on(forked.flush()).unwrap();
+    assert_eq!(read(&open(&store), "/a"), b"later");
+    assert!(block_on(fsck(target.as_ref())).unwrap().is_clean());
+    let err = block_on(fs.fork_into(None, target.as_ref())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::AlreadyExists);
+}
+
+#[test]
+fn tar_export_and_import_round_trip() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    let mem = fs.mem();
+    mem.create_dir_all(&p("/w/deep/er")).unwrap();
+    let long = "n".repeat(150);
+    mem.write(&p(&format!("/w/deep/er/{long}")), b"long name")
+        .unwrap();
+    mem.write(&p("/w/run.sh"), b"#!/bin/sh\necho hi\n").unwrap();
+    mem.set_mode(&p("/w/run.sh"), 0o755).unwrap();
+    mem.symlink("run.sh", &p("/w/link")).unwrap();
+    mem.write(&p("/tmp/skip"), b"mounts are not exported")
+        .unwrap();
+    block_on(fs.flush()).unwrap();
+    let fs = open(&store);
+    let archive = block_on(fs.export_tar(&VfsPath::root())).unwrap();
+
+    let other =
+        SandboxFs::in_memory(Arc::new(ManualClock::default()), Quota::UNLIMITED, vec![]).unwrap();
+    let stats = block_on(other.import_tar(&p("/restored"), &archive)).unwrap();
+    assert_eq!(stats.files, 2);
+    assert_eq!(stats.symlinks, 1);
+    let m = other.mem();
+    assert_eq!(
+        m.read(&p(&format!("/restored/w/deep/er/{long}"))).unwrap(),
+        b"long name"
+    );
+    assert_eq!(m.stat(&p("/restored/w/run.sh")).unwrap().mode, 0o755);
+    assert_eq!(m.read_link(&p("/restored/w/link")).unwrap(), "run.sh");
+    assert!(!m.exists(&p("/restored/tmp/skip")));
+}
+
+#[test]
+fn tar_import_cannot_escape_its_directory_and_rejects_garbage() {
+    let mut builder = tar::Builder::new(Vec::new());
+    let mut header = tar::Header::new_gnu();
+    header.set_size(4);
+    header.set_mode(0o644);
+    header.set_entry_type(tar::EntryType::Regular);
+    // `append_data` refuses `..`, so write the name into the header directly.
+    header.as_old_mut().name[..16].copy_from_slice(b"../../etc/passwd");
+    header.set_cksum();
+    builder.append(&header, &b"evil"[..]).unwrap();
+    let archive = builder.into_inner().unwrap();
+    let fs =
+        SandboxFs::in_memory(Arc::new(ManualClock::default()), Quota::UNLIMITED, vec![]).unwrap();
+    block_on(fs.import_tar(&p("/in"), &archive)).unwrap();
+    assert_eq!(fs.mem().read(&p("/in/etc/passwd")).unwrap(), b"evil");
+    assert!(!fs.mem().exists(&p("/etc")));
+
+    let err = block_on(fs.import_tar(
+        &p("/in"),
+        b"this is not a tar archive at all, just text that goes on for a while",
+    ))
+    .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput);
+}
+
+#[test]
+fn an_unlinked_open_file_keeps_its_data_until_closed() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    let mem = fs.mem();
+    mem.write(&p("/log"), b"line 1\n").unwrap();
+    let handle = mem.open(&p("/log")).unwrap();
+    mem.remove_file(&p("/log")).unwrap();
+    assert!(!mem.exists(&p("/log")));
+    mem.write_handle(&handle, 7, b"line 2\n").unwrap();
+    assert_eq!(
+        mem.read_handle(&handle, 0, 100).unwrap(),
+        b"line 1\nline 2\n"
+    );
+    assert_eq!(mem.handle_metadata(&handle).links, 0);
+    assert_eq!(mem.usage().bytes, 14, "still counted while open");
+    block_on(fs.flush()).unwrap();
+    mem.close(handle);
+    assert_eq!(mem.usage().bytes, 0);
+    assert_eq!(mem.usage().files, 0);
+    block_on(fs.flush()).unwrap();
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
+    assert_eq!(store.chunk_count(), 0);
+    assert!(
+        open(&store)
+            .mem()
+            .read_dir(&VfsPath::root())
+            .unwrap()
+            .iter()
+            .all(|e| e.name == "tmp")
+    );
+    assert_eq!(
+        mem.open(&p("/tmp")).unwrap_err().kind(),
+        ErrorKind::IsADirectory
+    );
+}
+
+#[test]
+fn memory_sandboxes_explain_that_snapshots_need_storage() {
+    let fs = SandboxFs::in_memory(
+        Arc::new(ManualClock::default()),
+        Quota::UNLIMITED,
+        tmp_mount(),
+    )
+    .unwrap();
+    let err = block_on(fs.snapshot("x")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported);
+    assert!(err.to_string().contains("memory only"), "{err}");
+    assert_eq!(fs.mem().stat(&p("/tmp")).unwrap().kind, FileKind::Directory);
+    assert_eq!(block_on(fs.flush()).unwrap().records, 0);
+    let _: Option<&Arc<dyn Store>> = fs.store();
+}
