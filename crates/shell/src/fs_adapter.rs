@@ -1,10 +1,11 @@
-//! Plugs sandtab's VFS into bashkit: bashkit's `FsBackend` over a shared [`MemFs`].
+//! Plugs sandtab's VFS into bashkit: bashkit's `FsBackend` over a sandbox's filesystem.
+//! Contents still in storage are loaded (awaited) before the call that needs them.
 //! bashkit's `PosixFs` wraps this and adds the shell-facing checks (parent exists,
 //! no file written over a directory, ...).
 
 use bashkit::time::{SystemTime, UNIX_EPOCH};
 use bashkit::{DirEntry, FileType, FsBackend, FsUsage, Metadata};
-use sandtab_vfs::{Clock, ErrorKind, FileKind, MemFs, Timestamp, VfsError, VfsPath};
+use sandtab_vfs::{Clock, ErrorKind, FileKind, MemFs, SandboxFs, Timestamp, VfsError, VfsPath};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,12 +14,14 @@ use std::time::Duration;
 /// bashkit's storage backend over sandtab's filesystem.
 #[derive(Debug, Clone)]
 pub(crate) struct VfsBackend {
+    sandbox: Arc<SandboxFs>,
     fs: Arc<MemFs>,
 }
 
 impl VfsBackend {
-    pub(crate) fn new(fs: Arc<MemFs>) -> Self {
-        Self { fs }
+    pub(crate) fn new(sandbox: Arc<SandboxFs>) -> Self {
+        let fs = sandbox.mem().clone();
+        Self { sandbox, fs }
     }
 }
 
@@ -58,9 +61,14 @@ pub(crate) fn io_error(err: VfsError) -> io::Error {
         ErrorKind::QuotaExceeded => io::ErrorKind::QuotaExceeded,
         ErrorKind::FileTooLarge => io::ErrorKind::FileTooLarge,
         ErrorKind::NotPermitted => io::ErrorKind::PermissionDenied,
+        ErrorKind::ReadOnly => io::ErrorKind::ReadOnlyFilesystem,
+        ErrorKind::CrossDevice => io::ErrorKind::CrossesDevices,
         _ => io::ErrorKind::Other,
     };
-    io::Error::new(kind, err.kind().description())
+    match err.detail() {
+        Some(detail) => io::Error::new(kind, format!("{} ({detail})", err.kind().description())),
+        None => io::Error::new(kind, err.kind().description()),
+    }
 }
 
 fn to_system_time(time: Timestamp) -> SystemTime {
@@ -91,6 +99,7 @@ fn run<T>(op: impl FnOnce() -> Result<T, VfsError>) -> FsResult<T> {
 impl FsBackend for VfsBackend {
     async fn read(&self, path: &Path) -> FsResult<Vec<u8>> {
         let path = vfs_path(path)?;
+        self.sandbox.load_for_read(&path).await.map_err(io_error)?;
         run(|| self.fs.read(&path))
     }
 
@@ -101,6 +110,7 @@ impl FsBackend for VfsBackend {
 
     async fn append(&self, path: &Path, content: &[u8]) -> FsResult<()> {
         let path = vfs_path(path)?;
+        self.sandbox.load_for_write(&path).await.map_err(io_error)?;
         run(|| self.fs.append(&path, content))
     }
 
@@ -162,6 +172,7 @@ impl FsBackend for VfsBackend {
 
     async fn copy(&self, from: &Path, to: &Path) -> FsResult<()> {
         let (from, to) = (vfs_path(from)?, vfs_path(to)?);
+        self.sandbox.load_for_read(&from).await.map_err(io_error)?;
         run(|| self.fs.copy(&from, &to))
     }
 

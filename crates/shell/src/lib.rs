@@ -16,7 +16,7 @@ pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
 
 use bashkit::{Bash, PosixFs};
-use sandtab_vfs::{MemFs, VfsPath};
+use sandtab_vfs::{SandboxFs, VfsPath};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -53,6 +53,9 @@ pub struct ExecOutcome {
     pub stdout_truncated: bool,
     /// Whether stderr went over the output limit and was cut.
     pub stderr_truncated: bool,
+    /// Why the exec's file changes could not be saved to storage, if they could not.
+    /// They stay in memory and are saved by the next exec that succeeds in saving.
+    pub save_error: Option<sandtab_vfs::VfsError>,
 }
 
 impl ExecOutcome {
@@ -83,7 +86,7 @@ impl CancelHandle {
 /// One shell session over a sandbox's filesystem.
 pub struct Shell {
     bash: Bash,
-    fs: Arc<MemFs>,
+    fs: Arc<SandboxFs>,
     limits: ShellLimits,
 }
 
@@ -98,10 +101,10 @@ impl std::fmt::Debug for Shell {
 
 impl Shell {
     /// A new session on `fs`, starting in [`HOME`] (created if missing, with `/tmp`).
-    pub fn new(fs: Arc<MemFs>, limits: ShellLimits) -> Result<Self, ShellError> {
+    pub fn new(fs: Arc<SandboxFs>, limits: ShellLimits) -> Result<Self, ShellError> {
         limits.validate()?;
         for dir in [HOME, "/tmp"] {
-            fs.create_dir_all(&VfsPath::parse(dir)?)?;
+            fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let bash = Bash::builder()
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
@@ -124,7 +127,7 @@ impl Shell {
     }
 
     /// The filesystem this session works on.
-    pub fn fs(&self) -> &Arc<MemFs> {
+    pub fn fs(&self) -> &Arc<SandboxFs> {
         &self.fs
     }
 
@@ -147,7 +150,9 @@ impl Shell {
 
     /// Runs `script`, handing each chunk of output to `on_output` as it is written, and
     /// returns everything collected. Never fails: a syntax error, a limit or a
-    /// cancellation is reported as an exit status and a message on stderr.
+    /// cancellation is reported as an exit status and a message on stderr. Afterwards
+    /// the file changes are flushed to storage, so once this returns they survive a
+    /// reload; if storage refuses, stderr says so and `save_error` holds why.
     pub async fn exec_streaming(
         &mut self,
         script: &str,
@@ -172,26 +177,41 @@ impl Shell {
                 Ok(())
             })
             .await;
-        let mut collected = lock(collector);
-        let exit_code = match result {
-            Ok(result) => {
-                // bashkit stops accepting output at the limit itself and says so here.
-                collected.stdout_truncated |= result.stdout_truncated;
-                collected.stderr_truncated |= result.stderr_truncated;
-                result.exit_code
-            }
-            Err(err) => {
-                let (code, message) = describe_failure(&err);
-                collected.push(Stream::Stderr, message.as_bytes());
-                code
+        let exit_code = {
+            let mut collected = lock(collector);
+            match result {
+                Ok(result) => {
+                    // bashkit stops accepting output at the limit itself and says so here.
+                    collected.stdout_truncated |= result.stdout_truncated;
+                    collected.stderr_truncated |= result.stderr_truncated;
+                    result.exit_code
+                }
+                Err(err) => {
+                    let (code, message) = describe_failure(&err);
+                    collected.push(Stream::Stderr, message.as_bytes());
+                    code
+                }
             }
         };
+        let save_error = self.fs.flush().await.err();
+        let mut collected = lock(collector);
+        if let Some(err) = &save_error {
+            collected.push(
+                Stream::Stderr,
+                format!(
+                    "sandtab: file changes not saved: {err}. They are kept in memory and \
+                     saved after the next command.\n"
+                )
+                .as_bytes(),
+            );
+        }
         ExecOutcome {
             stdout: std::mem::take(&mut collected.stdout),
             stderr: std::mem::take(&mut collected.stderr),
             exit_code,
             stdout_truncated: collected.stdout_truncated,
             stderr_truncated: collected.stderr_truncated,
+            save_error,
         }
     }
 }

@@ -5,12 +5,28 @@
 use sandtab_shell::{
     EXIT_CANCELLED, EXIT_LIMIT, EXIT_SYNTAX, ExecOutcome, Shell, ShellLimits, Stream, WallClock,
 };
-use sandtab_vfs::{MemFs, VfsPath};
+use sandtab_vfs::storage::MemoryStore;
+use sandtab_vfs::{ErrorKind, Mount, MountSource, Quota, SandboxFs, VfsError, VfsPath};
 use std::sync::Arc;
 use std::time::Duration;
 
+fn memory_fs(quota: Quota) -> Arc<SandboxFs> {
+    Arc::new(SandboxFs::in_memory(Arc::new(WallClock), quota, Vec::new()).unwrap())
+}
+
 fn new_shell(limits: ShellLimits) -> Shell {
-    Shell::new(Arc::new(MemFs::new(Arc::new(WallClock))), limits).unwrap()
+    Shell::new(memory_fs(Quota::UNLIMITED), limits).unwrap()
+}
+
+async fn stored_shell(store: &Arc<MemoryStore>) -> Shell {
+    let mounts = vec![Mount {
+        path: VfsPath::parse("/tmp").unwrap(),
+        source: MountSource::Memory,
+    }];
+    let fs = SandboxFs::open(store.clone(), Arc::new(WallClock), Quota::UNLIMITED, mounts)
+        .await
+        .unwrap();
+    Shell::new(Arc::new(fs), ShellLimits::default()).unwrap()
 }
 
 async fn run(shell: &mut Shell, script: &str) -> ExecOutcome {
@@ -24,7 +40,11 @@ async fn echo_to_a_file_and_cat_it_back() {
     assert_eq!(out.stdout_text(), "hello\n");
     assert_eq!(out.exit_code, 0);
     // The write landed in sandtab's VFS, not in bashkit's own memory.
-    let data = shell.fs().read(&VfsPath::parse("/tmp/a").unwrap()).unwrap();
+    let data = shell
+        .fs()
+        .mem()
+        .read(&VfsPath::parse("/tmp/a").unwrap())
+        .unwrap();
     assert_eq!(data, b"hello\n");
 }
 
@@ -33,6 +53,7 @@ async fn files_written_to_the_vfs_are_visible_to_the_shell() {
     let mut shell = new_shell(ShellLimits::default());
     shell
         .fs()
+        .mem()
         .write(
             &VfsPath::parse("/home/agent/notes.txt").unwrap(),
             b"one\ntwo\nthree\n",
@@ -89,6 +110,7 @@ async fn binary_output_is_not_mangled() {
     let mut shell = new_shell(ShellLimits::default());
     shell
         .fs()
+        .mem()
         .write(
             &VfsPath::parse("/tmp/bin").unwrap(),
             &[0, 0xff, 0xfe, b'\n', 0x80],
@@ -192,7 +214,7 @@ async fn cancel_stops_a_cpu_bound_loop_and_the_session_survives() {
 
 #[test]
 fn invalid_limits_are_refused_with_the_limit_named() {
-    let fs = Arc::new(MemFs::new(Arc::new(WallClock)));
+    let fs = memory_fs(Quota::UNLIMITED);
     let err = Shell::new(
         fs,
         ShellLimits {
@@ -210,7 +232,7 @@ async fn a_write_over_the_quota_fails_clearly_and_stays_within_it() {
         max_bytes: 100,
         ..sandtab_vfs::Quota::UNLIMITED
     };
-    let fs = Arc::new(MemFs::with_quota(Arc::new(WallClock), quota));
+    let fs = memory_fs(quota);
     let mut shell = Shell::new(fs, ShellLimits::default()).unwrap();
     run(&mut shell, "echo small > /tmp/f").await;
     let out = run(&mut shell, "seq 1 100 > /tmp/f").await;
@@ -222,7 +244,96 @@ async fn a_write_over_the_quota_fails_clearly_and_stays_within_it() {
     );
     // As in bash, `>` truncates at open; the refused write itself changed nothing, so
     // the filesystem never holds more than the quota.
-    assert!(shell.fs().usage().bytes <= 100);
+    assert!(shell.fs().mem().usage().bytes <= 100);
     let other = run(&mut shell, "echo fits > /tmp/g; cat /tmp/g").await;
     assert_eq!(other.stdout_text(), "fits\n");
+}
+
+#[tokio::test]
+async fn every_exec_is_saved_and_a_reopened_sandbox_reads_it_back() {
+    let store = Arc::new(MemoryStore::new());
+    let mut shell = stored_shell(&store).await;
+    let out = run(
+        &mut shell,
+        "mkdir -p src && printf 'line %s\\n' 1 2 3 > src/notes; echo scratch > /tmp/s",
+    )
+    .await;
+    assert_eq!(out.exit_code, 0, "{}", out.stderr_text());
+    assert!(out.save_error.is_none());
+    // A new session on the reopened store: as after a reload.
+    let mut reopened = stored_shell(&store).await;
+    let out = run(
+        &mut reopened,
+        "cat src/notes; wc -l < src/notes; ls /tmp | wc -l",
+    )
+    .await;
+    assert_eq!(
+        out.stdout_text(),
+        "line 1\nline 2\nline 3\n3\n0\n",
+        "{}",
+        out.stderr_text()
+    );
+    let out = run(
+        &mut reopened,
+        "echo 'line 4' >> src/notes; tail -n 2 src/notes",
+    )
+    .await;
+    assert_eq!(
+        out.stdout_text(),
+        "line 3\nline 4\n",
+        "{}",
+        out.stderr_text()
+    );
+}
+
+#[tokio::test]
+async fn a_refused_save_is_reported_and_retried() {
+    let store = Arc::new(MemoryStore::new());
+    let mut shell = stored_shell(&store).await;
+    store.fail_next_commit(
+        VfsError::new(ErrorKind::QuotaExceeded, "/").with_detail("QuotaExceededError"),
+    );
+    let out = run(&mut shell, "echo kept > kept.txt").await;
+    assert_eq!(out.exit_code, 0);
+    assert_eq!(
+        out.save_error.as_ref().map(VfsError::kind),
+        Some(ErrorKind::QuotaExceeded)
+    );
+    assert!(
+        out.stderr_text().contains("not saved"),
+        "{}",
+        out.stderr_text()
+    );
+    assert_eq!(
+        run(&mut shell, "cat kept.txt").await.stdout_text(),
+        "kept\n"
+    );
+    // The next exec saves it.
+    assert!(run(&mut shell, "true").await.save_error.is_none());
+    let mut reopened = stored_shell(&store).await;
+    assert_eq!(
+        run(&mut reopened, "cat kept.txt").await.stdout_text(),
+        "kept\n"
+    );
+}
+
+#[tokio::test]
+async fn read_only_mounts_give_erofs_in_the_shell() {
+    let mounts = vec![Mount {
+        path: VfsPath::parse("/project").unwrap(),
+        source: MountSource::ReadOnly(vec![("a.txt".into(), b"given\n".to_vec())]),
+    }];
+    let fs = SandboxFs::in_memory(Arc::new(WallClock), Quota::UNLIMITED, mounts).unwrap();
+    let mut shell = Shell::new(Arc::new(fs), ShellLimits::default()).unwrap();
+    assert_eq!(
+        run(&mut shell, "cat /project/a.txt").await.stdout_text(),
+        "given\n"
+    );
+    let out = run(&mut shell, "echo x > /project/a.txt").await;
+    assert_ne!(out.exit_code, 0);
+    assert!(
+        out.stderr_text().contains("Read-only file system"),
+        "{}",
+        out.stderr_text()
+    );
 }

@@ -2,16 +2,22 @@
 //!
 //! It exports [`Sandbox`] to the runtime's dedicated worker (see `web/src/worker.ts`),
 //! which owns it and answers the page's messages. Everything else (filesystem, shell)
-//! lives in platform-free crates.
+//! lives in platform-free crates; [`idb_store`] is the IndexedDB backend.
 
+mod convert;
+pub mod idb_store;
 mod options;
 mod yielding;
 
 pub use yielding::Yielding;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
-use sandtab_shell::{CancelHandle, ExecOutcome, Shell, Stream, WallClock};
-use sandtab_vfs::{FileKind, MemFs, VfsPath};
+use convert::{entry_kind, fsck_to_js, outcome_to_js, set, snapshot_to_js, vfs_error};
+use idb_store::IdbStore;
+use js_sys::{Array, Object, Uint8Array};
+use options::StorageKind;
+use sandtab_shell::{CancelHandle, Shell, Stream, WallClock};
+use sandtab_vfs::storage::fsck;
+use sandtab_vfs::{SandboxFs, VfsPath};
 use send_wrapper::SendWrapper;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -29,30 +35,107 @@ fn start() {
 pub struct Sandbox {
     // Shared with the future of a running exec; `exec` is the only mutable borrower.
     shell: Rc<RefCell<Shell>>,
-    fs: Arc<MemFs>,
+    fs: Arc<SandboxFs>,
     cancel: CancelHandle,
+    name: String,
+}
+
+fn parse_path(path: &str) -> Result<VfsPath, JsValue> {
+    VfsPath::parse(path).map_err(vfs_error)
+}
+
+/// Whether this global scope (page or worker) has IndexedDB.
+fn has_indexed_db() -> bool {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))
+        .is_ok_and(|value| !value.is_undefined() && !value.is_null())
 }
 
 #[wasm_bindgen]
 impl Sandbox {
-    /// `new Sandbox({ limits: {...}, quota: {...} })`: throws an `Error` naming the bad
-    /// field.
+    /// `new Sandbox(options)`: a sandbox kept in memory only (`storage` must be absent or
+    /// `"memory"`; use `Sandbox.open` for a stored one). Throws an `Error` naming a bad
+    /// option.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Sandbox, JsError> {
-        let config = options::parse(&options).map_err(js_error)?;
-        let fs = Arc::new(MemFs::with_quota(Arc::new(WallClock), config.quota));
-        let shell = Shell::new(fs.clone(), config.limits).map_err(js_error)?;
+        let config = options::parse(&options).map_err(|err| JsError::new(&err))?;
+        if config.storage == Some(StorageKind::IndexedDb) {
+            return Err(JsError::new(
+                "new Sandbox() keeps files in memory; use Sandbox.open() for storage \"indexeddb\"",
+            ));
+        }
+        let fs = SandboxFs::in_memory(Arc::new(WallClock), config.quota, config.mounts)
+            .map_err(|err| JsError::new(&err.to_string()))?;
+        Self::with_fs(Arc::new(fs), config.limits, config.name)
+    }
+
+    /// `Sandbox.open(options)`: opens the sandbox named `options.name` ("default") from
+    /// IndexedDB, creating it if new; memory when `storage: "memory"` or where IndexedDB
+    /// is missing. Only metadata is read now; file contents load on first use. Rejects
+    /// with an `Error` whose `code` is the errno name (ENOTSUP for data of an unknown
+    /// format, EUCLEAN for records that fail their checksum).
+    pub async fn open(options: JsValue) -> Result<Sandbox, JsValue> {
+        let config = options::parse(&options).map_err(|err| JsValue::from(JsError::new(&err)))?;
+        let storage = config.storage.unwrap_or(if has_indexed_db() {
+            StorageKind::IndexedDb
+        } else {
+            StorageKind::Memory
+        });
+        let clock = Arc::new(WallClock);
+        let fs = match storage {
+            StorageKind::Memory => SandboxFs::in_memory(clock, config.quota, config.mounts),
+            StorageKind::IndexedDb => {
+                let store = IdbStore::open(&config.name).await.map_err(vfs_error)?;
+                SandboxFs::open(Arc::new(store), clock, config.quota, config.mounts).await
+            }
+        }
+        .map_err(vfs_error)?;
+        let fs = Arc::new(fs);
+        // A new sandbox's first flush writes its root and `/home/agent`.
+        let sandbox =
+            Self::with_fs(fs.clone(), config.limits, config.name).map_err(JsValue::from)?;
+        fs.flush().await.map_err(vfs_error)?;
+        Ok(sandbox)
+    }
+
+    fn with_fs(
+        fs: Arc<SandboxFs>,
+        limits: sandtab_shell::ShellLimits,
+        name: String,
+    ) -> Result<Sandbox, JsError> {
+        let shell = Shell::new(fs.clone(), limits).map_err(|err| JsError::new(&err.to_string()))?;
         let cancel = shell.cancel_handle();
         Ok(Sandbox {
             shell: Rc::new(RefCell::new(shell)),
             fs,
             cancel,
+            name,
         })
     }
 
+    /// Deletes the stored sandbox `name` (its IndexedDB database). Close it first.
+    #[wasm_bindgen(js_name = deleteStored)]
+    pub async fn delete_stored(name: String) -> Result<(), JsValue> {
+        IdbStore::delete(&name).await.map_err(vfs_error)
+    }
+
+    /// `{ name, storage }`: which sandbox this is and where `/` is kept.
+    pub fn info(&self) -> Object {
+        let object = Object::new();
+        set(&object, "name", &JsValue::from_str(&self.name));
+        let storage = if self.fs.is_persistent() {
+            "indexeddb"
+        } else {
+            "memory"
+        };
+        set(&object, "storage", &JsValue::from_str(storage));
+        object
+    }
+
     /// Runs `script`; resolves to `{ stdout, stderr, exitCode, stdoutTruncated,
-    /// stderrTruncated }` with output as `Uint8Array`s. `onOutput(stream, bytes)` is
-    /// called with each chunk as it is written (`stream` is `"stdout"` or `"stderr"`).
+    /// stderrTruncated, saveError }` with output as `Uint8Array`s. `onOutput(stream,
+    /// bytes)` is called with each chunk as it is written (`stream` is `"stdout"` or
+    /// `"stderr"`). The command's file changes are saved before it resolves; `saveError`
+    /// (`{ code, message }` or null) says if storage refused them.
     /// Rejects only if another exec is still running in this sandbox.
     // Holding the `RefCell` borrow across the await is the point: it marks the shell busy
     // for the whole exec, and a second exec meanwhile gets a clear error from
@@ -98,19 +181,18 @@ impl Sandbox {
     /// Entries of a directory, sorted by name: `[{ name, kind, size }]`, where `kind` is
     /// `"file"`, `"dir"` or `"symlink"`.
     #[wasm_bindgen(js_name = listDir)]
-    pub fn list_dir(&self, path: &str) -> Result<Array, JsError> {
-        let path = VfsPath::parse(path).map_err(js_error)?;
-        let entries = self.fs.read_dir(&path).map_err(js_error)?;
+    pub fn list_dir(&self, path: &str) -> Result<Array, JsValue> {
+        let path = parse_path(path)?;
+        let entries = self.fs.mem().read_dir(&path).map_err(vfs_error)?;
         let list = Array::new();
         for entry in entries {
-            let kind = match entry.metadata.kind {
-                FileKind::File => "file",
-                FileKind::Directory => "dir",
-                FileKind::Symlink => "symlink",
-            };
             let object = Object::new();
             set(&object, "name", &JsValue::from_str(&entry.name));
-            set(&object, "kind", &JsValue::from_str(kind));
+            set(
+                &object,
+                "kind",
+                &JsValue::from_str(entry_kind(entry.metadata.kind)),
+            );
             set(
                 &object,
                 "size",
@@ -121,54 +203,149 @@ impl Sandbox {
         Ok(list)
     }
 
-    /// The bytes of a file.
+    /// The bytes of a file (loaded from storage on first read).
     #[wasm_bindgen(js_name = readFile)]
-    pub fn read_file(&self, path: &str) -> Result<Uint8Array, JsError> {
-        let path = VfsPath::parse(path).map_err(js_error)?;
-        let data = self.fs.read(&path).map_err(js_error)?;
+    pub async fn read_file(&self, path: String) -> Result<Uint8Array, JsValue> {
+        let path = parse_path(&path)?;
+        self.fs.load_for_read(&path).await.map_err(vfs_error)?;
+        let data = self.fs.mem().read(&path).map_err(vfs_error)?;
         Ok(Uint8Array::from(data.as_slice()))
     }
 
-    /// Writes a file (its directory must exist), replacing what was there.
+    /// Writes a file (its directory must exist), replacing what was there, and saves it.
     #[wasm_bindgen(js_name = writeFile)]
-    pub fn write_file(&self, path: &str, data: &[u8]) -> Result<(), JsError> {
-        let path = VfsPath::parse(path).map_err(js_error)?;
-        self.fs.write(&path, data).map_err(js_error)
+    pub async fn write_file(&self, path: String, data: Vec<u8>) -> Result<(), JsValue> {
+        let path = parse_path(&path)?;
+        self.fs.mem().write(&path, &data).map_err(vfs_error)?;
+        self.fs.flush().await.map_err(vfs_error)?;
+        Ok(())
     }
-}
 
-/// A Rust error as a JS `Error` with the same message.
-fn js_error(err: impl std::fmt::Display) -> JsError {
-    JsError::new(&err.to_string())
-}
+    /// Saves every change not yet saved; resolves to `{ records, bytes }` written.
+    pub async fn flush(&self) -> Result<Object, JsValue> {
+        let stats = self.fs.flush().await.map_err(vfs_error)?;
+        let object = Object::new();
+        set(&object, "records", &JsValue::from_f64(stats.records as f64));
+        set(&object, "bytes", &JsValue::from_f64(stats.bytes as f64));
+        Ok(object)
+    }
 
-fn set(object: &Object, key: &str, value: &JsValue) {
-    // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(object, &JsValue::from_str(key), value);
-}
+    /// `{ bytes, files, dirs }` in use, and the quota: `{ maxBytes, maxEntries,
+    /// maxFileSize }`.
+    pub fn usage(&self) -> Object {
+        let usage = self.fs.mem().usage();
+        let quota = self.fs.mem().quota();
+        let object = Object::new();
+        set(&object, "bytes", &JsValue::from_f64(usage.bytes as f64));
+        set(&object, "files", &JsValue::from_f64(usage.files as f64));
+        set(&object, "dirs", &JsValue::from_f64(usage.dirs as f64));
+        set(
+            &object,
+            "maxBytes",
+            &JsValue::from_f64(quota.max_bytes as f64),
+        );
+        set(
+            &object,
+            "maxEntries",
+            &JsValue::from_f64(quota.max_entries as f64),
+        );
+        set(
+            &object,
+            "maxFileSize",
+            &JsValue::from_f64(quota.max_file_size as f64),
+        );
+        object
+    }
 
-fn outcome_to_js(outcome: &ExecOutcome) -> JsValue {
-    let object = Object::new();
-    set(
-        &object,
-        "stdout",
-        &Uint8Array::from(outcome.stdout.as_slice()),
-    );
-    set(
-        &object,
-        "stderr",
-        &Uint8Array::from(outcome.stderr.as_slice()),
-    );
-    set(&object, "exitCode", &JsValue::from(outcome.exit_code));
-    set(
-        &object,
-        "stdoutTruncated",
-        &JsValue::from_bool(outcome.stdout_truncated),
-    );
-    set(
-        &object,
-        "stderrTruncated",
-        &JsValue::from_bool(outcome.stderr_truncated),
-    );
-    object.into()
+    /// Saves, then records the files as a snapshot; resolves to `{ id, label, created,
+    /// files, bytes }`. Contents are shared, not copied.
+    pub async fn snapshot(&self, label: String) -> Result<Object, JsValue> {
+        let info = self.fs.snapshot(&label).await.map_err(vfs_error)?;
+        Ok(snapshot_to_js(&info))
+    }
+
+    /// The snapshots kept, oldest first.
+    pub fn snapshots(&self) -> Array {
+        self.fs
+            .snapshots()
+            .iter()
+            .map(|info| JsValue::from(snapshot_to_js(info)))
+            .collect()
+    }
+
+    /// Makes the files exactly what snapshot `id` holds (unsaved and later changes go).
+    pub async fn restore(&self, id: f64) -> Result<(), JsValue> {
+        self.fs.restore(id as u64).await.map_err(vfs_error)
+    }
+
+    /// Deletes snapshot `id` and the contents only it kept.
+    #[wasm_bindgen(js_name = deleteSnapshot)]
+    pub async fn delete_snapshot(&self, id: f64) -> Result<(), JsValue> {
+        self.fs.delete_snapshot(id as u64).await.map_err(vfs_error)
+    }
+
+    /// Copies the files (or snapshot `snapshotId`'s) into a new stored sandbox
+    /// `newName`, which must not exist yet.
+    pub async fn fork(&self, new_name: String, snapshot_id: Option<f64>) -> Result<(), JsValue> {
+        if new_name == self.name {
+            return Err(JsError::new("a fork needs a name of its own").into());
+        }
+        let target = IdbStore::open(&new_name).await.map_err(vfs_error)?;
+        self.fs
+            .fork_into(snapshot_id.map(|id| id as u64), &target)
+            .await
+            .map_err(vfs_error)
+    }
+
+    /// A tar archive of the files below `path` (default `/`), mounts left out.
+    #[wasm_bindgen(js_name = exportTar)]
+    pub async fn export_tar(&self, path: Option<String>) -> Result<Uint8Array, JsValue> {
+        let root = parse_path(path.as_deref().unwrap_or("/"))?;
+        let archive = self.fs.export_tar(&root).await.map_err(vfs_error)?;
+        Ok(Uint8Array::from(archive.as_slice()))
+    }
+
+    /// Unpacks a tar archive below `path` (default `/`) and saves; resolves to
+    /// `{ files, directories, symlinks, skipped }`.
+    #[wasm_bindgen(js_name = importTar)]
+    pub async fn import_tar(&self, data: Vec<u8>, path: Option<String>) -> Result<Object, JsValue> {
+        let root = parse_path(path.as_deref().unwrap_or("/"))?;
+        let result = self.fs.import_tar(&root, &data).await;
+        // Whatever was imported before a failure is saved too: nothing half-kept.
+        self.fs.flush().await.map_err(vfs_error)?;
+        let stats = result.map_err(vfs_error)?;
+        let object = Object::new();
+        set(&object, "files", &JsValue::from_f64(stats.files as f64));
+        set(
+            &object,
+            "directories",
+            &JsValue::from_f64(stats.directories as f64),
+        );
+        set(
+            &object,
+            "symlinks",
+            &JsValue::from_f64(stats.symlinks as f64),
+        );
+        set(&object, "skipped", &JsValue::from_f64(stats.skipped as f64));
+        Ok(object)
+    }
+
+    /// Saves, then reads every stored record back and checks it: resolves to
+    /// `{ clean, summary, problems, inodes, files, bytesChecked }`.
+    pub async fn fsck(&self) -> Result<Object, JsValue> {
+        let Some(store) = self.fs.store() else {
+            let object = Object::new();
+            set(&object, "clean", &JsValue::TRUE);
+            set(
+                &object,
+                "summary",
+                &JsValue::from_str("kept in memory: nothing stored to check"),
+            );
+            set(&object, "problems", &Array::new());
+            return Ok(object);
+        };
+        self.fs.flush().await.map_err(vfs_error)?;
+        let report = fsck(store.as_ref()).await.map_err(vfs_error)?;
+        Ok(fsck_to_js(&report))
+    }
 }

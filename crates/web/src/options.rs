@@ -1,9 +1,9 @@
 //! Reads the options object the page passes to `new Sandbox(options)`, with a clear error
 //! for every wrong field instead of a silent default.
 
-use js_sys::{Object, Reflect};
+use js_sys::{Object, Reflect, Uint8Array};
 use sandtab_shell::ShellLimits;
-use sandtab_vfs::Quota;
+use sandtab_vfs::{Mount, MountSource, Quota, VfsPath};
 use std::collections::HashMap;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
@@ -32,11 +32,27 @@ pub const DEFAULT_QUOTA: Quota = Quota {
     max_file_size: 128 << 20,
 };
 
+/// Where a sandbox keeps `/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageKind {
+    IndexedDb,
+    Memory,
+}
+
+/// The longest sandbox name (it becomes part of a database name).
+const MAX_NAME_LEN: usize = 100;
+
 /// Everything `new Sandbox(options)` configures.
 #[derive(Debug)]
 pub struct SandboxConfig {
     pub limits: ShellLimits,
     pub quota: Quota,
+    /// Which stored sandbox to open ("default" unless given).
+    pub name: String,
+    /// `None`: IndexedDB where the global scope has it, memory otherwise.
+    pub storage: Option<StorageKind>,
+    /// `/tmp` in memory, then the page's read-only mounts.
+    pub mounts: Vec<Mount>,
 }
 
 /// `{ limits?: {...}, quota?: { maxBytes?, maxEntries?, maxFileSize? } }`;
@@ -45,6 +61,12 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
     let mut config = SandboxConfig {
         limits: ShellLimits::default(),
         quota: DEFAULT_QUOTA,
+        name: "default".to_owned(),
+        storage: None,
+        mounts: vec![Mount {
+            path: VfsPath::parse("/tmp").map_err(|err| err.to_string())?,
+            source: MountSource::Memory,
+        }],
     };
     if options.is_undefined() || options.is_null() {
         return Ok(config);
@@ -52,7 +74,42 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
     if !options.is_object() {
         return Err("sandbox options must be an object".into());
     }
-    check_keys(options, "options", &["limits", "quota"])?;
+    check_keys(
+        options,
+        "options",
+        &["limits", "quota", "name", "storage", "mounts"],
+    )?;
+    let name = get(options, "name")?;
+    if !name.is_undefined() {
+        let Some(text) = name.as_string() else {
+            return Err(format!(
+                "options.name must be a string, got {}",
+                describe(&name)
+            ));
+        };
+        if text.is_empty() || text.len() > MAX_NAME_LEN || text.chars().any(char::is_control) {
+            return Err(format!(
+                "options.name must be 1 to {MAX_NAME_LEN} characters without control characters, got {text:?}"
+            ));
+        }
+        config.name = text;
+    }
+    let storage = get(options, "storage")?;
+    if !storage.is_undefined() {
+        config.storage = Some(match storage.as_string().as_deref() {
+            Some("indexeddb") => StorageKind::IndexedDb,
+            Some("memory") => StorageKind::Memory,
+            _ => {
+                return Err(format!(
+                    "options.storage must be \"indexeddb\" or \"memory\", got {}",
+                    describe(&storage)
+                ));
+            }
+        });
+    }
+    config
+        .mounts
+        .extend(parse_mounts(&get(options, "mounts")?)?);
 
     let limits = whole_numbers(options, "limits", LIMIT_FIELDS)?;
     let as_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -77,6 +134,63 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
         }
     }
     Ok(config)
+}
+
+/// `[{ path: "/project", files: { "src/a.rs": "text" or Uint8Array, ... } }]`: read-only
+/// mounts filled by the page.
+fn parse_mounts(value: &JsValue) -> Result<Vec<Mount>, String> {
+    if value.is_undefined() {
+        return Ok(Vec::new());
+    }
+    if !js_sys::Array::is_array(value) {
+        return Err(format!(
+            "options.mounts must be an array, got {}",
+            describe(value)
+        ));
+    }
+    let mut mounts = Vec::new();
+    for (index, item) in js_sys::Array::from(value).iter().enumerate() {
+        let what = format!("mounts[{index}]");
+        if !item.is_object() {
+            return Err(format!("{what} must be an object"));
+        }
+        check_keys(&item, &what, &["path", "files"])?;
+        let path = get(&item, "path")?
+            .as_string()
+            .ok_or_else(|| format!("{what}.path must be a string"))?;
+        if !path.starts_with('/') {
+            return Err(format!("{what}.path must be absolute, got {path:?}"));
+        }
+        let path = VfsPath::parse(&path).map_err(|err| format!("{what}.path: {err}"))?;
+        if path.is_root() || path == VfsPath::parse("/tmp").map_err(|e| e.to_string())? {
+            return Err(format!("{what}.path cannot be / or /tmp"));
+        }
+        let files = get(&item, "files")?;
+        if !files.is_object() {
+            return Err(format!("{what}.files must be an object of path: contents"));
+        }
+        let mut contents = Vec::new();
+        for key in Object::keys(files.unchecked_ref::<Object>()).iter() {
+            let name = key.as_string().unwrap_or_default();
+            let data = get(&files, &name)?;
+            let bytes = if let Some(text) = data.as_string() {
+                text.into_bytes()
+            } else if data.is_instance_of::<Uint8Array>() {
+                Uint8Array::new(&data).to_vec()
+            } else {
+                return Err(format!(
+                    "{what}.files[{name:?}] must be a string or a Uint8Array, got {}",
+                    describe(&data)
+                ));
+            };
+            contents.push((name, bytes));
+        }
+        mounts.push(Mount {
+            path,
+            source: MountSource::ReadOnly(contents),
+        });
+    }
+    Ok(mounts)
 }
 
 /// The positive whole numbers of `options[section]`, refusing unknown keys.

@@ -85,6 +85,20 @@ fn bad_options_are_a_clear_error() {
             "max_function_depth",
         ),
         (r#""fast""#, "sandbox options must be an object"),
+        (
+            r#"{"storage":"disk"}"#,
+            "options.storage must be \"indexeddb\" or \"memory\"",
+        ),
+        (r#"{"name":""}"#, "options.name must be 1 to 100 characters"),
+        (
+            r#"{"mounts":[{"path":"rel","files":{}}]}"#,
+            "mounts[0].path must be absolute",
+        ),
+        (
+            r#"{"mounts":[{"path":"/p","files":{"a":5}}]}"#,
+            "mounts[0].files[\"a\"] must be a string or a Uint8Array",
+        ),
+        (r#"{"storage":"indexeddb"}"#, "use Sandbox.open()"),
     ] {
         let err = Sandbox::new(limits(options)).unwrap_err();
         let message = Reflect::get(&JsValue::from(err), &"message".into())
@@ -101,7 +115,7 @@ async fn the_quota_refuses_a_write_with_a_clear_message() {
     let out = exec(&sandbox, "seq 1 100 > /tmp/f", None).await;
     assert_ne!(out.exit_code, 0);
     assert!(out.stderr.contains("Disk quota exceeded"), "{}", out.stderr);
-    assert!(sandbox.read_file("/tmp/f").unwrap().length() <= 100);
+    assert!(sandbox.read_file("/tmp/f".into()).await.unwrap().length() <= 100);
 }
 
 #[wasm_bindgen_test]

@@ -54,7 +54,7 @@ pub async fn echo_then_cat() {
     let out = exec(&sandbox, "echo hello > /tmp/a; cat /tmp/a", None).await;
     assert_eq!(out.stdout, "hello\n");
     assert_eq!(out.exit_code, 0);
-    let bytes = sandbox.read_file("/tmp/a").unwrap().to_vec();
+    let bytes = sandbox.read_file("/tmp/a".into()).await.unwrap().to_vec();
     assert_eq!(bytes, b"hello\n");
 }
 

@@ -1,0 +1,327 @@
+//! The IndexedDB backend: a sandbox's records in one database, `sandtab:<name>`, with
+//! four object stores. A commit is one readwrite transaction over all of them, built
+//! without awaiting anything in between (a transaction auto-commits as soon as control
+//! returns to the event loop), so it lands whole or not at all.
+
+use indexed_db_futures::database::Database;
+use indexed_db_futures::prelude::*;
+use indexed_db_futures::transaction::TransactionMode;
+use js_sys::Uint8Array;
+use sandtab_vfs::storage::{Batch, Store, StoreFuture, StoredState};
+use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
+use send_wrapper::SendWrapper;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// The database schema version (object stores); the record format has its own version.
+const SCHEMA_VERSION: u8 = 1;
+const META: &str = "meta";
+const INODES: &str = "inodes";
+const CHUNKS: &str = "chunks";
+const SNAPSHOTS: &str = "snapshots";
+const ALL_STORES: [&str; 4] = [META, INODES, CHUNKS, SNAPSHOTS];
+/// Chunk keys are `blob * CHUNKS_PER_BLOB + index`: one number, so a blob's chunks are
+/// one key range. 4096 chunks of 256 KiB cover the 1 GiB file size limit.
+const CHUNKS_PER_BLOB: f64 = 4096.0;
+
+/// A sandbox stored in IndexedDB.
+#[derive(Debug)]
+pub struct IdbStore {
+    /// `None` only while being dropped (closing takes the connection by value).
+    db: Option<SendWrapper<Database>>,
+    name: String,
+}
+
+/// The database name for a sandbox name.
+pub fn database_name(sandbox: &str) -> String {
+    format!("sandtab:{sandbox}")
+}
+
+/// Turns an IndexedDB failure into a filesystem error; the browser's quota refusal
+/// (`QuotaExceededError`) becomes EDQUOT.
+pub fn error_from_browser(what: &str, err: impl std::fmt::Display + std::fmt::Debug) -> VfsError {
+    let text = format!("{err}");
+    let debug = format!("{err:?}");
+    let kind = if text.contains("QuotaExceeded") || debug.contains("QuotaExceeded") {
+        ErrorKind::QuotaExceeded
+    } else {
+        ErrorKind::Io
+    };
+    let detail = if kind == ErrorKind::QuotaExceeded {
+        format!("the browser's storage quota is full ({what}: QuotaExceededError)")
+    } else {
+        format!("IndexedDB {what}: {text}")
+    };
+    VfsError::new(kind, "/").with_detail(detail)
+}
+
+fn bytes(value: &[u8]) -> JsValue {
+    Uint8Array::from(value).into()
+}
+
+fn to_vec(value: &JsValue) -> VfsResult<Vec<u8>> {
+    if !value.is_instance_of::<Uint8Array>() {
+        return Err(VfsError::new(ErrorKind::Corrupt, "/")
+            .with_detail("IndexedDB holds a record that is not bytes"));
+    }
+    Ok(Uint8Array::new(value).to_vec())
+}
+
+fn chunk_key(blob: u64, index: u32) -> f64 {
+    blob as f64 * CHUNKS_PER_BLOB + f64::from(index)
+}
+
+fn blob_range(blob: u64) -> std::ops::RangeInclusive<f64> {
+    chunk_key(blob, 0)..=chunk_key(blob, 0) + CHUNKS_PER_BLOB - 1.0
+}
+
+impl IdbStore {
+    /// Opens (creating if needed) the database of sandbox `name`. A database created by a
+    /// newer build (a higher schema version) is refused with ENOTSUP.
+    pub async fn open(name: &str) -> VfsResult<Self> {
+        let db = Database::open(&database_name(name))
+            .with_version(SCHEMA_VERSION)
+            .with_on_upgrade_needed(|_event, db| {
+                let existing: Vec<String> = db.object_store_names().collect();
+                for store in ALL_STORES {
+                    if !existing.iter().any(|name| name == store) {
+                        db.create_object_store(store).build()?;
+                    }
+                }
+                Ok(())
+            })
+            .await
+            .map_err(|err| {
+                let text = format!("{err:?}");
+                if text.contains("VersionError") {
+                    VfsError::new(ErrorKind::Unsupported, "/").with_detail(format!(
+                        "IndexedDB database {} was written by a newer sandtab (schema newer than {SCHEMA_VERSION})",
+                        database_name(name)
+                    ))
+                } else {
+                    error_from_browser("open", err)
+                }
+            })?;
+        Ok(Self {
+            db: Some(SendWrapper::new(db)),
+            name: name.to_owned(),
+        })
+    }
+
+    /// Deletes the database of sandbox `name` (nothing if there is none).
+    pub async fn delete(name: &str) -> VfsResult<()> {
+        Database::delete_by_name(&database_name(name))
+            .map_err(|err| error_from_browser("delete", err))?
+            .await
+            .map_err(|err| error_from_browser("delete", err))
+    }
+
+    fn db(&self) -> VfsResult<&Database> {
+        self.db.as_deref().ok_or_else(|| {
+            VfsError::new(ErrorKind::Io, "/").with_detail("IndexedDB connection closed")
+        })
+    }
+
+    async fn load_state(&self) -> VfsResult<StoredState> {
+        let err = |e| error_from_browser("read", e);
+        let tx = self
+            .db()?
+            .transaction([META, INODES])
+            .build()
+            .map_err(err)?;
+        let meta = tx.object_store(META).map_err(err)?;
+        let inodes = tx.object_store(INODES).map_err(err)?;
+        // Issue every request before awaiting any: they run in one transaction.
+        let superblock = meta
+            .get::<JsValue, _, _>("superblock")
+            .primitive()
+            .map_err(err)?;
+        let index = meta
+            .get::<JsValue, _, _>("snapshots")
+            .primitive()
+            .map_err(err)?;
+        let keys = inodes.get_all_keys::<f64>().primitive().map_err(err)?;
+        let values = inodes.get_all::<JsValue>().primitive().map_err(err)?;
+        let superblock = superblock.await.map_err(err)?;
+        let index = index.await.map_err(err)?;
+        let keys = keys.await.map_err(err)?;
+        let values = values.await.map_err(err)?;
+        let mut state = StoredState {
+            superblock: superblock.map(|v| to_vec(&v)).transpose()?,
+            snapshot_index: index.map(|v| to_vec(&v)).transpose()?,
+            inodes: Vec::new(),
+        };
+        for (key, value) in keys.zip(values) {
+            let key = key.map_err(err)?;
+            let value = value.map_err(err)?;
+            state.inodes.push((key as u64, to_vec(&value)?));
+        }
+        Ok(state)
+    }
+
+    async fn load_blob(&self, blob: u64) -> VfsResult<Vec<(u32, Vec<u8>)>> {
+        let err = |e| error_from_browser("read", e);
+        let tx = self.db()?.transaction(CHUNKS).build().map_err(err)?;
+        let chunks = tx.object_store(CHUNKS).map_err(err)?;
+        let keys = chunks
+            .get_all_keys::<f64>()
+            .with_query(blob_range(blob))
+            .primitive()
+            .map_err(err)?;
+        let values = chunks
+            .get_all::<JsValue>()
+            .with_query(blob_range(blob))
+            .primitive()
+            .map_err(err)?;
+        let keys = keys.await.map_err(err)?;
+        let values = values.await.map_err(err)?;
+        let base = chunk_key(blob, 0);
+        let mut out = Vec::new();
+        for (key, value) in keys.zip(values) {
+            let index = (key.map_err(err)? - base) as u32;
+            out.push((index, to_vec(&value.map_err(err)?)?));
+        }
+        Ok(out)
+    }
+
+    async fn all_blob_ids(&self) -> VfsResult<Vec<u64>> {
+        let err = |e| error_from_browser("read", e);
+        let tx = self.db()?.transaction(CHUNKS).build().map_err(err)?;
+        let chunks = tx.object_store(CHUNKS).map_err(err)?;
+        let keys = chunks
+            .get_all_keys::<f64>()
+            .primitive()
+            .map_err(err)?
+            .await
+            .map_err(err)?;
+        let mut ids = Vec::new();
+        for key in keys {
+            let blob = (key.map_err(err)? / CHUNKS_PER_BLOB).floor() as u64;
+            if ids.last() != Some(&blob) {
+                ids.push(blob);
+            }
+        }
+        Ok(ids)
+    }
+
+    async fn load_snapshot(&self, id: u64) -> VfsResult<Option<Vec<u8>>> {
+        let err = |e| error_from_browser("read", e);
+        let tx = self.db()?.transaction(SNAPSHOTS).build().map_err(err)?;
+        let snapshots = tx.object_store(SNAPSHOTS).map_err(err)?;
+        let value = snapshots
+            .get::<JsValue, _, _>(id as f64)
+            .primitive()
+            .map_err(err)?
+            .await
+            .map_err(err)?;
+        value.map(|v| to_vec(&v)).transpose()
+    }
+
+    async fn write(&self, batch: Batch) -> VfsResult<()> {
+        let err = |e| error_from_browser("write", e);
+        let tx = self
+            .db()?
+            .transaction(ALL_STORES)
+            .with_mode(TransactionMode::Readwrite)
+            .build()
+            .map_err(err)?;
+        let meta = tx.object_store(META).map_err(err)?;
+        let inodes = tx.object_store(INODES).map_err(err)?;
+        let chunks = tx.object_store(CHUNKS).map_err(err)?;
+        let snapshots = tx.object_store(SNAPSHOTS).map_err(err)?;
+        // Requests go out as they are built; nothing here awaits until the commit.
+        if let Some(superblock) = &batch.superblock {
+            drop(
+                meta.put(bytes(superblock))
+                    .with_key("superblock")
+                    .primitive()
+                    .map_err(err)?,
+            );
+        }
+        if let Some(index) = &batch.snapshot_index {
+            drop(
+                meta.put(bytes(index))
+                    .with_key("snapshots")
+                    .primitive()
+                    .map_err(err)?,
+            );
+        }
+        if batch.clear_inodes {
+            drop(inodes.clear().map_err(err)?);
+        }
+        for ino in &batch.delete_inodes {
+            drop(inodes.delete(*ino as f64).primitive().map_err(err)?);
+        }
+        for (ino, record) in &batch.put_inodes {
+            drop(
+                inodes
+                    .put(bytes(record))
+                    .with_key(*ino as f64)
+                    .primitive()
+                    .map_err(err)?,
+            );
+        }
+        for blob in &batch.delete_blobs {
+            drop(chunks.delete(blob_range(*blob)).primitive().map_err(err)?);
+        }
+        for (blob, index, record) in &batch.put_chunks {
+            drop(
+                chunks
+                    .put(bytes(record))
+                    .with_key(chunk_key(*blob, *index))
+                    .primitive()
+                    .map_err(err)?,
+            );
+        }
+        for id in &batch.delete_snapshots {
+            drop(snapshots.delete(*id as f64).primitive().map_err(err)?);
+        }
+        for (id, record) in &batch.put_snapshots {
+            drop(
+                snapshots
+                    .put(bytes(record))
+                    .with_key(*id as f64)
+                    .primitive()
+                    .map_err(err)?,
+            );
+        }
+        tx.commit().await.map_err(err)
+    }
+}
+
+impl Drop for IdbStore {
+    /// Closes the connection, so the database can be deleted or upgraded afterwards
+    /// (an open connection blocks both).
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take()
+            && db.valid()
+        {
+            db.take().close();
+        }
+    }
+}
+
+impl Store for IdbStore {
+    fn load(&self) -> StoreFuture<'_, StoredState> {
+        Box::pin(SendWrapper::new(self.load_state()))
+    }
+
+    fn read_blob(&self, blob: u64) -> StoreFuture<'_, Vec<(u32, Vec<u8>)>> {
+        Box::pin(SendWrapper::new(self.load_blob(blob)))
+    }
+
+    fn blob_ids(&self) -> StoreFuture<'_, Vec<u64>> {
+        Box::pin(SendWrapper::new(self.all_blob_ids()))
+    }
+
+    fn read_snapshot(&self, id: u64) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(SendWrapper::new(self.load_snapshot(id)))
+    }
+
+    fn commit(&self, batch: Batch) -> StoreFuture<'_, ()> {
+        Box::pin(SendWrapper::new(self.write(batch)))
+    }
+
+    fn describe(&self) -> String {
+        format!("IndexedDB database {}", database_name(&self.name))
+    }
+}

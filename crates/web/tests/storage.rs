@@ -1,0 +1,253 @@
+//! The IndexedDB backend in a dedicated worker (where the runtime keeps it): files survive
+//! a reopen, contents load lazily, bad stored data is refused with a clear, typed error,
+//! and snapshots, forks and tar work on real IndexedDB.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
+
+mod common;
+
+use common::exec;
+use js_sys::{Reflect, Uint8Array};
+use sandtab_vfs::ErrorKind;
+use sandtab_vfs::storage::records::{Superblock, encode_superblock, seal};
+use sandtab_vfs::storage::{Batch, Store};
+use sandtab_web::Sandbox;
+use sandtab_web::idb_store::IdbStore;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}-{}", (js_sys::Math::random() * 1e12) as u64)
+}
+
+fn options(name: &str) -> JsValue {
+    js_sys::JSON::parse(&format!(r#"{{"name":"{name}","storage":"indexeddb"}}"#)).unwrap()
+}
+
+async fn open(name: &str) -> Result<Sandbox, JsValue> {
+    Sandbox::open(options(name)).await
+}
+
+fn field(value: &JsValue, key: &str) -> JsValue {
+    Reflect::get(value, &key.into()).unwrap()
+}
+
+fn code(err: &JsValue) -> String {
+    field(err, "code").as_string().unwrap_or_default()
+}
+
+fn message(err: &JsValue) -> String {
+    field(err, "message").as_string().unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn files_survive_a_reopen_and_tmp_does_not() {
+    let name = unique("reopen");
+    {
+        let sandbox = open(&name).await.unwrap();
+        assert_eq!(
+            field(&sandbox.info().into(), "storage")
+                .as_string()
+                .unwrap(),
+            "indexeddb"
+        );
+        let out = exec(
+            &sandbox,
+            "mkdir -p proj && seq 1 5000 > proj/n.txt && echo t > /tmp/t && ln -s proj/n.txt link",
+            None,
+        )
+        .await;
+        assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    }
+    let sandbox = open(&name).await.unwrap();
+    let out = exec(
+        &sandbox,
+        "wc -l < proj/n.txt; tail -n 1 link; ls /tmp | wc -l",
+        None,
+    )
+    .await;
+    assert_eq!(out.stdout, "5000\n5000\n0\n", "{}", out.stderr);
+    let report = sandbox.fsck().await.unwrap();
+    assert!(field(&report.into(), "clean").as_bool().unwrap());
+    drop(sandbox);
+    Sandbox::delete_stored(name.clone()).await.unwrap();
+    let fresh = open(&name).await.unwrap();
+    assert_eq!(
+        exec(&fresh, "ls proj 2>&1 | head -c 40; echo", None)
+            .await
+            .exit_code,
+        0
+    );
+    assert!(
+        fresh
+            .read_file("/home/agent/proj/n.txt".into())
+            .await
+            .is_err()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_unknown_format_version_is_refused_and_left_alone() {
+    let name = unique("version");
+    {
+        let sandbox = open(&name).await.unwrap();
+        exec(&sandbox, "echo keep > keep.txt", None).await;
+    }
+    let store = IdbStore::open(&name).await.unwrap();
+    let mut payload = 7u32.to_le_bytes().to_vec();
+    payload.push(0);
+    let future_superblock = seal(&payload);
+    store
+        .commit(Batch {
+            superblock: Some(future_superblock.clone()),
+            ..Batch::default()
+        })
+        .await
+        .unwrap();
+    let err = open(&name).await.unwrap_err();
+    assert_eq!(code(&err), "ENOTSUP");
+    assert!(
+        message(&err).contains("format version 7"),
+        "{}",
+        message(&err)
+    );
+    let state = store.load().await.unwrap();
+    assert_eq!(
+        state.superblock.unwrap(),
+        future_superblock,
+        "nothing was written"
+    );
+    // Put the current version back: the files are all there.
+    let good = encode_superblock(&Superblock {
+        next_ino: 1000,
+        next_blob: 1000,
+    });
+    store
+        .commit(Batch {
+            superblock: Some(good),
+            ..Batch::default()
+        })
+        .await
+        .unwrap();
+    let sandbox = open(&name).await.unwrap();
+    assert_eq!(exec(&sandbox, "cat keep.txt", None).await.stdout, "keep\n");
+}
+
+#[wasm_bindgen_test]
+async fn a_database_from_a_newer_schema_is_refused() {
+    let name = unique("schema");
+    let db =
+        indexed_db_futures::database::Database::open(&sandtab_web::idb_store::database_name(&name))
+            .with_version(9u8)
+            .await
+            .unwrap();
+    db.close();
+    let err = open(&name).await.unwrap_err();
+    assert_eq!(code(&err), "ENOTSUP", "{}", message(&err));
+    assert!(message(&err).contains("newer sandtab"), "{}", message(&err));
+}
+
+#[wasm_bindgen_test]
+async fn a_corrupt_chunk_is_reported_by_read_and_fsck() {
+    let name = unique("corrupt");
+    {
+        let sandbox = open(&name).await.unwrap();
+        exec(&sandbox, "echo precious > a.txt; echo fine > b.txt", None).await;
+    }
+    let store = IdbStore::open(&name).await.unwrap();
+    let blobs = store.blob_ids().await.unwrap();
+    assert_eq!(blobs.len(), 2);
+    let mut chunk = store.read_blob(blobs[0]).await.unwrap().remove(0).1;
+    chunk[5] ^= 0x20;
+    store
+        .commit(Batch {
+            put_chunks: vec![(blobs[0], 0, chunk)],
+            ..Batch::default()
+        })
+        .await
+        .unwrap();
+    let sandbox = open(&name).await.unwrap();
+    let err = sandbox
+        .read_file("/home/agent/a.txt".into())
+        .await
+        .unwrap_err();
+    assert_eq!(code(&err), "EUCLEAN", "{}", message(&err));
+    assert!(message(&err).contains("checksum"), "{}", message(&err));
+    let out = exec(&sandbox, "cat a.txt; cat b.txt", None).await;
+    assert!(
+        out.stderr.contains("Structure needs cleaning"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "fine\n");
+    let report: JsValue = sandbox.fsck().await.unwrap().into();
+    assert!(!field(&report, "clean").as_bool().unwrap());
+    let problems = js_sys::Array::from(&field(&report, "problems"));
+    assert_eq!(problems.length(), 1);
+}
+
+#[wasm_bindgen_test]
+async fn the_browsers_quota_error_becomes_edquot() {
+    let exception =
+        web_sys::DomException::new_with_message_and_name("full", "QuotaExceededError").unwrap();
+    let err = sandtab_web::idb_store::error_from_browser(
+        "write",
+        indexed_db_futures::error::Error::from(exception),
+    );
+    assert_eq!(err.kind(), ErrorKind::QuotaExceeded);
+    assert!(err.to_string().contains("storage quota"), "{err}");
+}
+
+#[wasm_bindgen_test]
+async fn snapshots_forks_and_tar_on_indexed_db() {
+    let name = unique("snap");
+    let sandbox = open(&name).await.unwrap();
+    exec(&sandbox, "echo v1 > f.txt", None).await;
+    let snap: JsValue = sandbox.snapshot("first".into()).await.unwrap().into();
+    let id = field(&snap, "id").as_f64().unwrap();
+    exec(&sandbox, "echo v2 > f.txt; echo new > g.txt", None).await;
+    let fork_name = unique("fork");
+    sandbox.fork(fork_name.clone(), Some(id)).await.unwrap();
+    sandbox.restore(id).await.unwrap();
+    assert_eq!(
+        exec(&sandbox, "cat f.txt; ls", None).await.stdout,
+        "v1\nf.txt\n"
+    );
+    let forked = open(&fork_name).await.unwrap();
+    assert_eq!(exec(&forked, "cat f.txt", None).await.stdout, "v1\n");
+    let reopened = open(&name).await.unwrap();
+    assert_eq!(reopened.snapshots().length(), 1);
+    assert_eq!(exec(&reopened, "cat f.txt", None).await.stdout, "v1\n");
+
+    let archive = sandbox
+        .export_tar(Some("/home/agent".into()))
+        .await
+        .unwrap();
+    let memory = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let stats: JsValue = memory
+        .import_tar(archive.to_vec(), Some("/imported".into()))
+        .await
+        .unwrap()
+        .into();
+    assert_eq!(field(&stats, "files").as_f64().unwrap(), 1.0);
+    assert_eq!(
+        exec(&memory, "cat /imported/f.txt", None).await.stdout,
+        "v1\n"
+    );
+    // The shell's own tar reads what the sandbox wrote.
+    let out = exec(
+        &memory,
+        "cd /imported && tar -cf /tmp/a.tar f.txt && tar -tf /tmp/a.tar",
+        None,
+    )
+    .await;
+    assert_eq!(out.stdout, "f.txt\n", "{}", out.stderr);
+    let garbage = memory
+        .import_tar(b"not a tar".repeat(100), None)
+        .await
+        .unwrap_err();
+    assert_eq!(code(&garbage), "EINVAL");
+    let _ = Uint8Array::new_with_length(0);
+}
