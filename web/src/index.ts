@@ -1,3 +1,18 @@
 // sandtab: a sandbox for AI agents that lives in a browser tab.
 export { Sandbox, SandboxError } from './sandbox.js';
-export type { DirEntry, ExecOptions, ExecResult, Limits, Quota, SandboxOptions } from './types.js';
+export type {
+  DirEntry,
+  ExecOptions,
+  ExecResult,
+  FsckReport,
+  ImportResult,
+  Limits,
+  Quota,
+  ReadOnlyMount,
+  SandboxOptions,
+  SaveError,
+  SnapshotInfo,
+  StorageKind,
+  Usage,
+  WorkerOptions,
+} from './types.js';

@@ -2,19 +2,37 @@
 // Every request that expects an answer carries an `id`; output chunks of an exec arrive
 // as `output` messages with that exec's id before its `result`.
 
-import type { Limits, Quota } from './types.js';
+import type { WorkerOptions } from './types.js';
+
+/** Sandbox methods the page may call through a `call` request (all run in order). */
+export const CALLS = [
+  'readFile',
+  'writeFile',
+  'flush',
+  'snapshot',
+  'restore',
+  'deleteSnapshot',
+  'fork',
+  'exportTar',
+  'importTar',
+  'fsck',
+] as const;
+export type CallName = (typeof CALLS)[number];
+
+/** Methods answered at once, even while a command runs (they only read memory). */
+export const QUERIES = ['listDir', 'usage', 'info', 'snapshots'] as const;
+export type QueryName = (typeof QUERIES)[number];
 
 export type Request =
-  | { type: 'init'; limits?: Limits; quota?: Quota }
+  | { type: 'init'; options: WorkerOptions }
   | { type: 'exec'; id: number; script: string }
   | { type: 'cancel' }
-  | { type: 'listDir'; id: number; path: string }
-  | { type: 'readFile'; id: number; path: string }
-  | { type: 'writeFile'; id: number; path: string; data: Uint8Array };
+  | { type: 'call'; id: number; method: CallName; args: unknown[] }
+  | { type: 'query'; id: number; method: QueryName; args: unknown[] };
 
 export type Reply =
   | { type: 'ready' }
-  | { type: 'initError'; message: string }
+  | { type: 'initError'; message: string; code?: string }
   | { type: 'output'; id: number; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | { type: 'result'; id: number; value: unknown }
-  | { type: 'error'; id: number; message: string };
+  | { type: 'error'; id: number; message: string; code?: string };

@@ -1,13 +1,35 @@
 // The page-side handle of a sandbox. The runtime itself lives in a dedicated Web Worker,
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
-import type { Reply, Request } from './protocol.js';
-import type { DirEntry, ExecOptions, ExecResult, SandboxOptions } from './types.js';
+import type { CallName, QueryName, Reply, Request } from './protocol.js';
+import type {
+  DirEntry,
+  ExecOptions,
+  ExecResult,
+  FsckReport,
+  ImportResult,
+  SandboxOptions,
+  SaveError,
+  SnapshotInfo,
+  StorageKind,
+  Usage,
+  WorkerOptions,
+} from './types.js';
 
 /** Thrown for requests the sandbox could not carry out (bad options, missing file, a
- * dead worker). A command that fails is not an error: see `ExecResult.exitCode`. */
+ * full disk, a dead worker). A command that fails is not an error: see
+ * `ExecResult.exitCode`. */
 export class SandboxError extends Error {
   override name = 'SandboxError';
+  /** The errno name when the filesystem refused (`ENOENT`, `EDQUOT`, `EROFS`,
+   * `EUCLEAN` for corrupt stored data, `ENOTSUP` for data of an unknown format,
+   * `EBUSY` for a sandbox open in another tab). */
+  readonly code: string | undefined;
+
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
 }
 
 interface Pending {
@@ -22,6 +44,7 @@ interface RawResult {
   exitCode: number;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  saveError: SaveError | null;
 }
 
 export class Sandbox {
@@ -34,8 +57,11 @@ export class Sandbox {
     this.#worker = worker;
   }
 
-  /** Starts a runtime worker and a sandbox in it. Rejects with a `SandboxError` for bad
-   * options (naming the field) or a worker that cannot start. */
+  /** Starts a runtime worker and opens the sandbox `options.name` in it: from
+   * IndexedDB (created if new) unless `storage: 'memory'`. Only metadata is read at
+   * start; file contents load when first used. Rejects with a `SandboxError` for bad
+   * options (naming the field), a sandbox open in another tab (`EBUSY`), stored data
+   * this version cannot read (`ENOTSUP`, `EUCLEAN`), or a worker that cannot start. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     const worker = new Worker(url, { type: 'module', name: 'sandtab-runtime' });
@@ -48,14 +74,15 @@ export class Sandbox {
           resolve();
         } else if (reply.type === 'initError') {
           worker.terminate();
-          reject(new SandboxError(reply.message));
+          reject(new SandboxError(reply.message, reply.code));
         }
       };
       worker.onerror = (event: ErrorEvent) => {
         worker.terminate();
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
-      const init: Request = { type: 'init', limits: options.limits, quota: options.quota };
+      const { workerUrl: _, ...workerOptions } = options;
+      const init: Request = { type: 'init', options: workerOptions satisfies WorkerOptions };
       worker.postMessage(init);
     });
     worker.onerror = (event: ErrorEvent) => {
@@ -84,6 +111,7 @@ export class Sandbox {
       stderrBytes: raw.stderr,
       stdoutTruncated: raw.stdoutTruncated,
       stderrTruncated: raw.stderrTruncated,
+      saveError: raw.saveError,
     };
   }
 
@@ -93,26 +121,122 @@ export class Sandbox {
     if (this.#dead === null) this.#worker.postMessage({ type: 'cancel' } satisfies Request);
   }
 
-  /** The entries of a directory, sorted by name. */
+  /** The entries of a directory, sorted by name (answered even while a command runs). */
   async listDir(path: string): Promise<DirEntry[]> {
-    return (await this.#request({ type: 'listDir', id: 0, path })) as DirEntry[];
+    return (await this.#query('listDir', path)) as DirEntry[];
   }
 
   /** The bytes of a file. */
   async readFile(path: string): Promise<Uint8Array> {
-    return (await this.#request({ type: 'readFile', id: 0, path })) as Uint8Array;
+    return (await this.#call('readFile', path)) as Uint8Array;
   }
 
-  /** Writes a file (its directory must exist); a string is stored as UTF-8. */
+  /** Writes a file (its directory must exist) and saves it; a string is stored as UTF-8. */
   async writeFile(path: string, data: Uint8Array | string): Promise<void> {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-    await this.#request({ type: 'writeFile', id: 0, path, data: bytes });
+    await this.#call('writeFile', path, bytes);
+  }
+
+  /** Which sandbox this is and where its files are kept. */
+  async info(): Promise<{ name: string; storage: StorageKind }> {
+    return (await this.#query('info')) as { name: string; storage: StorageKind };
+  }
+
+  /** Bytes, files and directories in use, with the quota. */
+  async usage(): Promise<Usage> {
+    return (await this.#query('usage')) as Usage;
+  }
+
+  /** Saves every change not yet saved (commands and `writeFile` save on their own). */
+  async flush(): Promise<{ records: number; bytes: number }> {
+    return (await this.#call('flush')) as { records: number; bytes: number };
+  }
+
+  /** Saves, then keeps the current files as a snapshot. Cheap: contents are shared with
+   * the live files, not copied. Needs IndexedDB storage. */
+  async snapshot(label = ''): Promise<SnapshotInfo> {
+    return (await this.#call('snapshot', label)) as SnapshotInfo;
+  }
+
+  /** The snapshots kept, oldest first. */
+  async snapshots(): Promise<SnapshotInfo[]> {
+    return (await this.#query('snapshots')) as SnapshotInfo[];
+  }
+
+  /** Makes the files exactly those of snapshot `id`; later changes are discarded. */
+  async restore(id: number): Promise<void> {
+    await this.#call('restore', id);
+  }
+
+  /** Deletes a snapshot and the contents only it kept. */
+  async deleteSnapshot(id: number): Promise<void> {
+    await this.#call('deleteSnapshot', id);
+  }
+
+  /** Copies the files (or snapshot `snapshotId`'s) into a new stored sandbox `name`,
+   * which must not exist yet; open it with `Sandbox.create({ name })`. */
+  async fork(name: string, snapshotId?: number): Promise<void> {
+    await this.#call('fork', name, snapshotId);
+  }
+
+  /** A tar archive of the files below `path` (default `/`); mounts are left out. */
+  async exportTar(path = '/'): Promise<Uint8Array> {
+    return (await this.#call('exportTar', path)) as Uint8Array;
+  }
+
+  /** Unpacks a tar archive below `path` (default `/`) and saves. Paths cannot climb
+   * out of `path`. */
+  async importTar(archive: Uint8Array, path = '/'): Promise<ImportResult> {
+    return (await this.#call('importTar', archive, path)) as ImportResult;
+  }
+
+  /** Saves, then reads back and checks every stored record (checksums, the tree, every
+   * file's contents). */
+  async fsck(): Promise<FsckReport> {
+    return (await this.#call('fsck')) as FsckReport;
+  }
+
+  /** Deletes the stored sandbox `name`. Fails with `EBUSY` while a tab has it open. */
+  static async deleteStored(name: string): Promise<void> {
+    const locks = (globalThis.navigator as Navigator & { locks?: LockManager }).locks;
+    const run = () =>
+      new Promise<void>((resolve, reject) => {
+        const request = indexedDB.deleteDatabase(`sandtab:${name}`);
+        request.onsuccess = () => resolve();
+        request.onerror = () => reject(new SandboxError(`could not delete sandbox "${name}": ${request.error?.message}`));
+        request.onblocked = () => reject(new SandboxError(`sandbox "${name}" is still open`, 'EBUSY'));
+      });
+    if (!locks) return run();
+    await locks.request(`sandtab:${name}`, { ifAvailable: true }, async (lock) => {
+      if (lock === null) throw new SandboxError(`sandbox "${name}" is open in a tab; close it first`, 'EBUSY');
+      await run();
+    });
+  }
+
+  /** Asks the browser to keep this origin's storage under pressure (`navigator.storage
+   * .persist()`); resolves to whether it agreed. */
+  static async requestPersistence(): Promise<boolean> {
+    return (await globalThis.navigator.storage?.persist?.()) ?? false;
+  }
+
+  /** The browser's storage use and quota for this origin, in bytes. */
+  static async storageEstimate(): Promise<{ usage: number; quota: number } | null> {
+    const estimate = await globalThis.navigator.storage?.estimate?.();
+    return estimate ? { usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 } : null;
   }
 
   /** Stops the worker at once, whatever it is doing. The sandbox cannot be used after. */
   terminate(): void {
     this.#worker.terminate();
     this.#fail(new SandboxError('the sandbox was terminated'));
+  }
+
+  #call(method: CallName, ...args: unknown[]): Promise<unknown> {
+    return this.#request({ type: 'call', id: 0, method, args });
+  }
+
+  #query(method: QueryName, ...args: unknown[]): Promise<unknown> {
+    return this.#request({ type: 'query', id: 0, method, args });
   }
 
   #request(request: Request & { id: number }, onOutput?: Pending['onOutput']): Promise<unknown> {
@@ -138,7 +262,7 @@ export class Sandbox {
         return;
       case 'error':
         this.#pending.delete(reply.id);
-        pending.reject(new SandboxError(reply.message));
+        pending.reject(new SandboxError(reply.message, reply.code));
         return;
     }
   }

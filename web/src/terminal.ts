@@ -7,6 +7,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Sandbox } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
 import { XTERM_CSS } from './xterm-css.js';
+import type { SaveError } from './types.js';
 
 const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
 
@@ -14,6 +15,8 @@ const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
 export interface CommandEndDetail {
   command: string;
   exitCode: number;
+  /** Set when the command's file changes could not be saved (they are kept in memory). */
+  saveError: SaveError | null;
 }
 
 function injectStyles(): void {
@@ -173,6 +176,7 @@ export class SandtabTerminal extends HTMLElement {
     this.#running = true;
     this.#endsWithNewline = true;
     let exitCode = -1;
+    let saveError: SaveError | null = null;
     try {
       const result = await sandbox.exec(line, {
         onOutput: (_stream, bytes) => {
@@ -182,6 +186,7 @@ export class SandtabTerminal extends HTMLElement {
         },
       });
       exitCode = result.exitCode;
+      saveError = result.saveError;
     } catch (err) {
       term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
     }
@@ -189,7 +194,7 @@ export class SandtabTerminal extends HTMLElement {
     this.#running = false;
     term.write(PROMPT);
     this.dispatchEvent(
-      new CustomEvent<CommandEndDetail>('command-end', { detail: { command: line, exitCode }, bubbles: true }),
+      new CustomEvent<CommandEndDetail>('command-end', { detail: { command: line, exitCode, saveError }, bubbles: true }),
     );
     const pending = this.#typeAhead;
     this.#typeAhead = [];

@@ -27,13 +27,82 @@ export interface Quota {
   maxFileSize?: number;
 }
 
-export interface SandboxOptions {
+/** A read-only directory the page gives the sandbox (a project snapshot, say). */
+export interface ReadOnlyMount {
+  /** Absolute path of the mount point; not `/` or `/tmp`. */
+  path: string;
+  /** Files below it: relative path to contents (a string is stored as UTF-8). */
+  files: Record<string, string | Uint8Array>;
+}
+
+/** Where `/` is kept: `indexeddb` survives reloads; `memory` is gone with the worker. */
+export type StorageKind = 'indexeddb' | 'memory';
+
+/** What the runtime worker is started with. */
+export interface WorkerOptions {
+  /** Which stored sandbox to open or create (default `"default"`). */
+  name?: string;
+  /** Default: `indexeddb` where the browser has it, else `memory`. */
+  storage?: StorageKind;
   /** Limits for every exec in this sandbox. */
   limits?: Limits;
   /** Limits on the sandbox's files. */
   quota?: Quota;
+  /** Read-only mounts (writes below them fail with EROFS). `/tmp` is always a memory
+   * mount: its files are never saved. */
+  mounts?: ReadOnlyMount[];
+}
+
+export interface SandboxOptions extends WorkerOptions {
   /** Where the runtime worker script is; defaults to the one shipped beside this module. */
   workerUrl?: string | URL;
+}
+
+/** Files in use and the quota. */
+export interface Usage {
+  bytes: number;
+  files: number;
+  dirs: number;
+  maxBytes: number;
+  maxEntries: number;
+  maxFileSize: number;
+}
+
+export interface SnapshotInfo {
+  id: number;
+  label: string;
+  /** When it was taken, in milliseconds since the epoch. */
+  created: number;
+  files: number;
+  bytes: number;
+}
+
+export interface FsckReport {
+  /** No problem found. */
+  clean: boolean;
+  /** One line, like `fsck`'s last. */
+  summary: string;
+  /** Each problem in a sentence. */
+  problems: string[];
+  inodes?: number;
+  files?: number;
+  bytesChecked?: number;
+}
+
+export interface ImportResult {
+  files: number;
+  directories: number;
+  symlinks: number;
+  /** Entries of kinds a sandbox does not keep (devices, FIFOs). */
+  skipped: number;
+}
+
+/** Why a command's file changes could not be saved (they stay in memory and are saved
+ * by the next command that can). */
+export interface SaveError {
+  /** The errno name: `EDQUOT` when the browser's storage is full. */
+  code: string;
+  message: string;
 }
 
 export interface ExecOptions {
@@ -61,6 +130,8 @@ export interface ExecResult {
   stdoutTruncated: boolean;
   /** Whether stderr passed `maxOutputBytes` and was cut. */
   stderrTruncated: boolean;
+  /** Set when the command's file changes could not be saved to storage. */
+  saveError: SaveError | null;
 }
 
 export interface DirEntry {

@@ -1,7 +1,8 @@
-// The demo page: a terminal on a sandbox, and a panel listing its files that refreshes
-// after every command.
+// The demo page: a terminal on a stored sandbox, and a panel listing its files that
+// refreshes after every command, with the storage controls (snapshots, tar export and
+// import, fsck) and the browser's storage estimate.
 
-import { Sandbox, type DirEntry } from 'sandtab';
+import { Sandbox, SandboxError, type DirEntry } from 'sandtab';
 import 'sandtab/terminal';
 
 const MAX_ENTRIES = 500;
@@ -42,17 +43,139 @@ async function refreshFiles(sandbox: Sandbox): Promise<void> {
   list.replaceChildren(...fresh.childNodes);
 }
 
+function status(text: string, isError = false): void {
+  const line = document.getElementById('storage-status')!;
+  line.textContent = text;
+  line.classList.toggle('error', isError);
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+}
+
+async function refreshStorage(sandbox: Sandbox, persisted: boolean | null): Promise<void> {
+  const usage = await sandbox.usage();
+  const estimate = await Sandbox.storageEstimate();
+  const info = await sandbox.info();
+  const parts = [`${info.storage === 'indexeddb' ? `saved in IndexedDB as "${info.name}"` : 'in memory only'}`];
+  parts.push(`files: ${formatBytes(usage.bytes)} of ${formatBytes(usage.maxBytes)}`);
+  if (estimate) parts.push(`browser storage: ${formatBytes(estimate.usage)} used of ${formatBytes(estimate.quota)}`);
+  if (persisted !== null) parts.push(persisted ? 'persistent' : 'may be evicted under storage pressure');
+  document.getElementById('storage-usage')!.textContent = parts.join(' · ');
+  const select = document.getElementById('snapshots') as HTMLSelectElement;
+  const snapshots = await sandbox.snapshots();
+  select.replaceChildren(
+    ...snapshots.map((snap) => {
+      const option = document.createElement('option');
+      option.value = String(snap.id);
+      option.textContent = `#${snap.id} ${snap.label || 'snapshot'} (${new Date(snap.created).toLocaleTimeString()})`;
+      return option;
+    }),
+  );
+  (document.getElementById('restore') as HTMLButtonElement).disabled = snapshots.length === 0;
+}
+
+function download(data: Uint8Array, name: string): void {
+  const url = URL.createObjectURL(new Blob([data as BlobPart], { type: 'application/x-tar' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Runs a storage action, showing progress and the outcome (or the error) on the page. */
+async function act(what: string, action: () => Promise<string>, after: () => Promise<void>): Promise<void> {
+  const buttons = document.querySelectorAll<HTMLButtonElement>('.storage-actions button');
+  buttons.forEach((button) => (button.disabled = true));
+  status(`${what}…`);
+  try {
+    status(await action());
+  } catch (err) {
+    const code = err instanceof SandboxError && err.code ? ` [${err.code}]` : '';
+    status(`${what} failed${code}: ${err instanceof Error ? err.message : String(err)}`, true);
+  } finally {
+    buttons.forEach((button) => (button.disabled = false));
+    await after();
+  }
+}
+
+function wireStorageControls(sandbox: Sandbox, refresh: () => Promise<void>): void {
+  const on = (id: string, handler: () => void) => document.getElementById(id)!.addEventListener('click', handler);
+  on('snapshot', () =>
+    void act('Snapshot', async () => {
+      const snap = await sandbox.snapshot(`taken ${new Date().toLocaleTimeString()}`);
+      return `Snapshot #${snap.id} taken: ${snap.files} files, ${formatBytes(snap.bytes)}.`;
+    }, refresh),
+  );
+  on('restore', () => {
+    const id = Number((document.getElementById('snapshots') as HTMLSelectElement).value);
+    void act('Restore', async () => {
+      await sandbox.restore(id);
+      return `Restored snapshot #${id}.`;
+    }, refresh);
+  });
+  on('export', () =>
+    void act('Export', async () => {
+      const archive = await sandbox.exportTar('/');
+      download(archive, 'sandtab-files.tar');
+      return `Exported ${formatBytes(archive.length)} as sandtab-files.tar.`;
+    }, refresh),
+  );
+  const upload = document.getElementById('import-file') as HTMLInputElement;
+  on('import', () => upload.click());
+  upload.addEventListener('change', () => {
+    const file = upload.files?.[0];
+    upload.value = '';
+    if (!file) return;
+    void act('Import', async () => {
+      const result = await sandbox.importTar(new Uint8Array(await file.arrayBuffer()), '/');
+      return `Imported ${file.name}: ${result.files} files, ${result.directories} directories, ${result.symlinks} symlinks${result.skipped ? `, ${result.skipped} skipped` : ''}.`;
+    }, refresh);
+  });
+  on('fsck', () =>
+    void act('Check', async () => {
+      const report = await sandbox.fsck();
+      return report.clean ? `fsck: ${report.summary}` : `fsck: ${report.summary}\n${report.problems.join('\n')}`;
+    }, refresh),
+  );
+}
+
 async function main(): Promise<void> {
-  const sandbox = await Sandbox.create();
+  // `?sandbox=name` opens another stored sandbox (each has its own files).
+  const name = new URLSearchParams(location.search).get('sandbox') ?? 'demo';
+  // Firefox asks the user before granting persistence: never wait for the answer.
+  let persisted: boolean | null = null;
+  const sandbox = await Sandbox.create({ name });
+  // For tests and the console: the page's sandbox and the API.
+  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox };
+  const refresh = async () => {
+    await refreshFiles(sandbox);
+    await refreshStorage(sandbox, persisted);
+  };
+  void Sandbox.requestPersistence()
+    .catch(() => false)
+    .then((granted) => {
+      persisted = granted;
+      return refreshStorage(sandbox, persisted);
+    });
+  wireStorageControls(sandbox, refresh);
   // One sandbox for the terminal and the files panel: create the element only now, so it
   // does not start a sandbox of its own.
   const terminal = document.createElement('sandtab-terminal');
   terminal.id = 'terminal';
   terminal.sandbox = sandbox;
-  terminal.addEventListener('command-end', () => void refreshFiles(sandbox));
+  terminal.addEventListener('command-end', (event) => {
+    const detail = (event as CustomEvent<{ saveError?: { code: string; message: string } | null }>).detail;
+    if (detail?.saveError) status(`Not saved [${detail.saveError.code}]: ${detail.saveError.message}`, true);
+    void refresh();
+  });
   document.getElementById('terminal-panel')!.append(terminal);
   await terminal.ready;
-  await refreshFiles(sandbox);
+  await refresh();
   terminal.focus();
 }
 
