@@ -89,10 +89,10 @@ for (const name of browserNames) {
       await third.close();
     });
 
-    test('a worker killed in the middle of a large flush leaves old or new files, whole', async () => {
-      const page = await open('crash');
+    for (const storage of ['indexeddb', 'opfs']) test(`a worker killed in the middle of a large flush leaves old or new files, whole (${storage})`, async () => {
+      const page = await open(`crash-${storage}&storage=${storage}`);
       await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
-      const outcome = await page.evaluate(async () => {
+      const outcome = await page.evaluate(async (storage) => {
         const { sandbox, Sandbox } = window.sandtab;
         const files = 40;
         const before = await sandbox.exec(`for i in $(seq 1 ${files}); do echo old-$i > f$i; done`);
@@ -110,7 +110,7 @@ for (const name of browserNames) {
         const killedAfter = performance.now() - started;
         sandbox.terminate();
         const execState = await run;
-        const reopened = await Sandbox.create({ name: 'crash' });
+        const reopened = await Sandbox.create({ name: `crash-${storage}`, storage });
         const report = await reopened.fsck();
         const decoder = new TextDecoder();
         const states = [];
@@ -122,9 +122,9 @@ for (const name of browserNames) {
         }
         reopened.terminate();
         return { report, states, execState, killedAfter };
-      });
+      }, storage);
       const kinds = [...new Set(outcome.states)];
-      console.log(`# ${name}: worker killed ${outcome.killedAfter.toFixed(0)} ms into the command (${outcome.execState}); after reopening every file is ${kinds.join('/')}`);
+      console.log(`# ${name}, ${storage}: worker killed ${outcome.killedAfter.toFixed(0)} ms into the command (${outcome.execState}); after reopening every file is ${kinds.join('/')}`);
       assert.ok(outcome.report.clean, outcome.report.problems.join('\n'));
       assert.equal(kinds.length, 1, `a flush is atomic: ${outcome.states.join(', ')}`);
       assert.ok(kinds[0] === 'old' || kinds[0] === 'new', kinds[0]);

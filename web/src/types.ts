@@ -35,8 +35,9 @@ export interface ReadOnlyMount {
   files: Record<string, string | Uint8Array>;
 }
 
-/** Where `/` is kept: `indexeddb` survives reloads; `memory` is gone with the worker. */
-export type StorageKind = 'indexeddb' | 'memory';
+/** Where `/` is kept: `indexeddb` and `opfs` (the origin private file system, through
+ * sync access handles in the worker) survive reloads; `memory` is gone with the worker. */
+export type StorageKind = 'indexeddb' | 'opfs' | 'memory';
 
 /** What the runtime worker is started with. */
 export interface WorkerOptions {

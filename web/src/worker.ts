@@ -47,7 +47,7 @@ async function start(options: WorkerOptions): Promise<void> {
   await init();
   const storage = options.storage ?? ('indexedDB' in scope ? 'indexeddb' : 'memory');
   const name = options.name ?? 'default';
-  if (storage === 'indexeddb' && !(await takeWriterLock(name))) {
+  if (storage !== 'memory' && !(await takeWriterLock(name))) {
     post({
       type: 'initError',
       code: 'EBUSY',

@@ -2,7 +2,7 @@
 // refreshes after every command, with the storage controls (snapshots, tar export and
 // import, fsck) and the browser's storage estimate.
 
-import { Sandbox, SandboxError, type DirEntry } from 'sandtab';
+import { Sandbox, SandboxError, type DirEntry, type StorageKind } from 'sandtab';
 import 'sandtab/terminal';
 
 const MAX_ENTRIES = 500;
@@ -60,7 +60,8 @@ async function refreshStorage(sandbox: Sandbox, persisted: boolean | null): Prom
   const usage = await sandbox.usage();
   const estimate = await Sandbox.storageEstimate();
   const info = await sandbox.info();
-  const parts = [`${info.storage === 'indexeddb' ? `saved in IndexedDB as "${info.name}"` : 'in memory only'}`];
+  const where = { indexeddb: 'IndexedDB', opfs: 'OPFS', memory: '' }[info.storage];
+  const parts = [where ? `saved in ${where} as "${info.name}"` : 'in memory only'];
   parts.push(`files: ${formatBytes(usage.bytes)} of ${formatBytes(usage.maxBytes)}`);
   if (estimate) parts.push(`browser storage: ${formatBytes(estimate.usage)} used of ${formatBytes(estimate.quota)}`);
   if (persisted !== null) parts.push(persisted ? 'persistent' : 'may be evicted under storage pressure');
@@ -145,11 +146,14 @@ function wireStorageControls(sandbox: Sandbox, refresh: () => Promise<void>): vo
 }
 
 async function main(): Promise<void> {
-  // `?sandbox=name` opens another stored sandbox (each has its own files).
-  const name = new URLSearchParams(location.search).get('sandbox') ?? 'demo';
+  // `?sandbox=name` opens another stored sandbox (each has its own files);
+  // `?storage=opfs` (or `memory`) keeps it somewhere other than IndexedDB.
+  const params = new URLSearchParams(location.search);
+  const name = params.get('sandbox') ?? 'demo';
+  const storage = (params.get('storage') ?? undefined) as StorageKind | undefined;
   // Firefox asks the user before granting persistence: never wait for the answer.
   let persisted: boolean | null = null;
-  const sandbox = await Sandbox.create({ name });
+  const sandbox = await Sandbox.create({ name, storage });
   // For tests and the console: the page's sandbox and the API.
   (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox };
   const refresh = async () => {

@@ -6,6 +6,7 @@
 
 mod convert;
 pub mod idb_store;
+pub mod opfs_store;
 mod options;
 mod yielding;
 
@@ -14,6 +15,7 @@ pub use yielding::Yielding;
 use convert::{entry_kind, fsck_to_js, outcome_to_js, set, snapshot_to_js, vfs_error};
 use idb_store::IdbStore;
 use js_sys::{Array, Object, Uint8Array};
+use opfs_store::OpfsStore;
 use options::StorageKind;
 use sandtab_shell::{CancelHandle, Shell, Stream, WallClock};
 use sandtab_vfs::storage::fsck;
@@ -38,6 +40,7 @@ pub struct Sandbox {
     fs: Arc<SandboxFs>,
     cancel: CancelHandle,
     name: String,
+    storage: StorageKind,
 }
 
 fn parse_path(path: &str) -> Result<VfsPath, JsValue> {
@@ -58,14 +61,22 @@ impl Sandbox {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<Sandbox, JsError> {
         let config = options::parse(&options).map_err(|err| JsError::new(&err))?;
-        if config.storage == Some(StorageKind::IndexedDb) {
+        if matches!(
+            config.storage,
+            Some(StorageKind::IndexedDb | StorageKind::Opfs)
+        ) {
             return Err(JsError::new(
-                "new Sandbox() keeps files in memory; use Sandbox.open() for storage \"indexeddb\"",
+                "new Sandbox() keeps files in memory; use Sandbox.open() for stored sandboxes",
             ));
         }
         let fs = SandboxFs::in_memory(Arc::new(WallClock), config.quota, config.mounts)
             .map_err(|err| JsError::new(&err.to_string()))?;
-        Self::with_fs(Arc::new(fs), config.limits, config.name)
+        Self::with_fs(
+            Arc::new(fs),
+            config.limits,
+            config.name,
+            StorageKind::Memory,
+        )
     }
 
     /// `Sandbox.open(options)`: opens the sandbox named `options.name` ("default") from
@@ -87,12 +98,16 @@ impl Sandbox {
                 let store = IdbStore::open(&config.name).await.map_err(vfs_error)?;
                 SandboxFs::open(Arc::new(store), clock, config.quota, config.mounts).await
             }
+            StorageKind::Opfs => {
+                let store = OpfsStore::open(&config.name).await.map_err(vfs_error)?;
+                SandboxFs::open(Arc::new(store), clock, config.quota, config.mounts).await
+            }
         }
         .map_err(vfs_error)?;
         let fs = Arc::new(fs);
         // A new sandbox's first flush writes its root and `/home/agent`.
-        let sandbox =
-            Self::with_fs(fs.clone(), config.limits, config.name).map_err(JsValue::from)?;
+        let sandbox = Self::with_fs(fs.clone(), config.limits, config.name, storage)
+            .map_err(JsValue::from)?;
         fs.flush().await.map_err(vfs_error)?;
         Ok(sandbox)
     }
@@ -101,6 +116,7 @@ impl Sandbox {
         fs: Arc<SandboxFs>,
         limits: sandtab_shell::ShellLimits,
         name: String,
+        storage: StorageKind,
     ) -> Result<Sandbox, JsError> {
         let shell = Shell::new(fs.clone(), limits).map_err(|err| JsError::new(&err.to_string()))?;
         let cancel = shell.cancel_handle();
@@ -109,6 +125,7 @@ impl Sandbox {
             fs,
             cancel,
             name,
+            storage,
         })
     }
 
@@ -122,10 +139,10 @@ impl Sandbox {
     pub fn info(&self) -> Object {
         let object = Object::new();
         set(&object, "name", &JsValue::from_str(&self.name));
-        let storage = if self.fs.is_persistent() {
-            "indexeddb"
-        } else {
-            "memory"
+        let storage = match self.storage {
+            StorageKind::Opfs => "opfs",
+            StorageKind::IndexedDb => "indexeddb",
+            StorageKind::Memory => "memory",
         };
         set(&object, "storage", &JsValue::from_str(storage));
         object
@@ -285,16 +302,20 @@ impl Sandbox {
     }
 
     /// Copies the files (or snapshot `snapshotId`'s) into a new stored sandbox
-    /// `newName`, which must not exist yet.
+    /// `newName` (kept where this one is), which must not exist yet.
     pub async fn fork(&self, new_name: String, snapshot_id: Option<f64>) -> Result<(), JsValue> {
         if new_name == self.name {
             return Err(JsError::new("a fork needs a name of its own").into());
         }
-        let target = IdbStore::open(&new_name).await.map_err(vfs_error)?;
-        self.fs
-            .fork_into(snapshot_id.map(|id| id as u64), &target)
-            .await
-            .map_err(vfs_error)
+        let snapshot = snapshot_id.map(|id| id as u64);
+        let result = if self.storage == StorageKind::Opfs {
+            let target = OpfsStore::open(&new_name).await.map_err(vfs_error)?;
+            self.fs.fork_into(snapshot, &target).await
+        } else {
+            let target = IdbStore::open(&new_name).await.map_err(vfs_error)?;
+            self.fs.fork_into(snapshot, &target).await
+        };
+        result.map_err(vfs_error)
     }
 
     /// A tar archive of the files below `path` (default `/`), mounts left out.

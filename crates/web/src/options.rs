@@ -36,6 +36,7 @@ pub const DEFAULT_QUOTA: Quota = Quota {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StorageKind {
     IndexedDb,
+    Opfs,
     Memory,
 }
 
@@ -98,10 +99,11 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
     if !storage.is_undefined() {
         config.storage = Some(match storage.as_string().as_deref() {
             Some("indexeddb") => StorageKind::IndexedDb,
+            Some("opfs") => StorageKind::Opfs,
             Some("memory") => StorageKind::Memory,
             _ => {
                 return Err(format!(
-                    "options.storage must be \"indexeddb\" or \"memory\", got {}",
+                    "options.storage must be \"indexeddb\", \"opfs\" or \"memory\", got {}",
                     describe(&storage)
                 ));
             }

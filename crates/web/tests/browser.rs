@@ -87,7 +87,7 @@ fn bad_options_are_a_clear_error() {
         (r#""fast""#, "sandbox options must be an object"),
         (
             r#"{"storage":"disk"}"#,
-            "options.storage must be \"indexeddb\" or \"memory\"",
+            "options.storage must be \"indexeddb\", \"opfs\" or \"memory\"",
         ),
         (r#"{"name":""}"#, "options.name must be 1 to 100 characters"),
         (

@@ -1,0 +1,143 @@
+//! The OPFS backend in a dedicated worker (sync access handles exist only there): files
+//! survive a reopen, a torn tail from a crash mid-commit is cut off, a second opener is
+//! refused, and compaction keeps the log small without losing anything.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
+
+mod common;
+
+use common::exec;
+use js_sys::Reflect;
+use sandtab_web::Sandbox;
+use sandtab_web::opfs_store::{append_garbage_for_test, log_size_for_test};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
+fn unique(prefix: &str) -> String {
+    format!("{prefix}-{}", (js_sys::Math::random() * 1e12) as u64)
+}
+
+async fn open(name: &str) -> Result<Sandbox, JsValue> {
+    let options = js_sys::JSON::parse(&format!(r#"{{"name":"{name}","storage":"opfs"}}"#)).unwrap();
+    Sandbox::open(options).await
+}
+
+fn field(value: &JsValue, key: &str) -> JsValue {
+    Reflect::get(value, &key.into()).unwrap()
+}
+
+async fn fsck_clean(sandbox: &Sandbox) {
+    let report: JsValue = sandbox.fsck().await.unwrap().into();
+    let problems = js_sys::Array::from(&field(&report, "problems"));
+    assert!(
+        field(&report, "clean").as_bool().unwrap(),
+        "{:?}",
+        problems.to_vec()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn files_survive_a_reopen() {
+    let name = unique("opfs-reopen");
+    {
+        let sandbox = open(&name).await.unwrap();
+        assert_eq!(
+            field(&sandbox.info().into(), "storage")
+                .as_string()
+                .unwrap(),
+            "opfs"
+        );
+        let out = exec(
+            &sandbox,
+            "mkdir d && seq 1 20000 > d/n && echo x > /tmp/x",
+            None,
+        )
+        .await;
+        assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    }
+    let sandbox = open(&name).await.unwrap();
+    let out = exec(&sandbox, "tail -n 1 d/n; ls /tmp | wc -l", None).await;
+    assert_eq!(out.stdout, "20000\n0\n", "{}", out.stderr);
+    fsck_clean(&sandbox).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_torn_tail_is_cut_off_and_the_last_commit_stays() {
+    let name = unique("opfs-torn");
+    {
+        let sandbox = open(&name).await.unwrap();
+        exec(&sandbox, "echo committed > c.txt", None).await;
+    }
+    // What a crash in the middle of writing a batch leaves: a header and half a body.
+    let mut torn = 0x5342_4154u32.to_le_bytes().to_vec();
+    torn.extend_from_slice(&500u32.to_le_bytes());
+    torn.extend_from_slice(&1_000_000u64.to_le_bytes());
+    torn.extend_from_slice(&[7u8; 300]);
+    append_garbage_for_test(&name, &torn).await.unwrap();
+    {
+        let sandbox = open(&name).await.unwrap();
+        assert_eq!(
+            exec(&sandbox, "cat c.txt", None).await.stdout,
+            "committed\n"
+        );
+        exec(&sandbox, "echo after > d.txt", None).await;
+        fsck_clean(&sandbox).await;
+    }
+    let sandbox = open(&name).await.unwrap();
+    assert_eq!(
+        exec(&sandbox, "cat c.txt d.txt", None).await.stdout,
+        "committed\nafter\n"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_second_opener_is_refused() {
+    let name = unique("opfs-busy");
+    let first = open(&name).await.unwrap();
+    let err = open(&name).await.unwrap_err();
+    assert_eq!(field(&err, "code").as_string().unwrap(), "EBUSY");
+    drop(first);
+    assert!(
+        open(&name).await.is_ok(),
+        "free again once the first is closed"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn compaction_keeps_every_live_record() {
+    let name = unique("opfs-compact");
+    {
+        let sandbox = open(&name).await.unwrap();
+        exec(&sandbox, "echo keep > keep.txt", None).await;
+        let snap: JsValue = sandbox.snapshot("s".into()).await.unwrap().into();
+        assert_eq!(field(&snap, "id").as_f64().unwrap(), 1.0);
+        // 80 rewrites of a 1 MiB file: the log passes 64 MiB and is compacted.
+        let data = vec![b'z'; 1 << 20];
+        for round in 0..80u8 {
+            let mut contents = data.clone();
+            contents[0] = round;
+            sandbox
+                .write_file("/home/agent/big".into(), contents)
+                .await
+                .unwrap();
+        }
+        fsck_clean(&sandbox).await;
+    }
+    let (size, generation) = log_size_for_test(&name).await.unwrap();
+    assert!(generation > 1, "compaction ran");
+    assert!(size < 64 << 20, "80 MiB written, log is {size} bytes");
+    let sandbox = open(&name).await.unwrap();
+    let big = sandbox
+        .read_file("/home/agent/big".into())
+        .await
+        .unwrap()
+        .to_vec();
+    assert_eq!((big.len(), big[0]), (1 << 20, 79));
+    assert_eq!(exec(&sandbox, "cat keep.txt", None).await.stdout, "keep\n");
+    assert_eq!(sandbox.snapshots().length(), 1);
+    sandbox.restore(1.0).await.unwrap();
+    assert_eq!(exec(&sandbox, "ls", None).await.stdout, "keep.txt\n");
+    fsck_clean(&sandbox).await;
+}
