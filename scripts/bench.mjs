@@ -8,12 +8,15 @@
 //          lazily) vs raw IndexedDB gets in one transaction
 //   reopen a sandbox of 10,000 files until the first `ls` answers
 //          vs an empty sandbox, both from a new worker
+//   opfs   a 100 MiB file written (and flushed) and read back through an OPFS sandbox
+//          vs raw OPFS sync access handles in a worker, both sent from and to the page
 import { serve } from './serve.mjs';
 import { launch } from '../tests/e2e/browsers.mjs';
 
 const ROOT = new URL('../www/dist/', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
+const pageTools = () => {
 function tar(files) {
   // A minimal ustar writer, enough for regular files with short names.
   const blocks = [];
@@ -59,6 +62,9 @@ function filesOf(count, size) {
   return files;
 }
 
+window.benchTools = { tar, filesOf };
+};
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
@@ -66,12 +72,21 @@ async function main() {
   const browser = await launch('chromium');
   try {
     const page = await browser.newPage();
+    page.on('console', (message) => {
+      if (message.text().startsWith('bench: ')) console.log(`  ${message.text().slice(7)}...`);
+    });
+    page.on('pageerror', (err) => console.log(`  page error: ${err.message}`));
     await page.goto(`${server.url}?sandbox=bench-page`);
     await page.waitForFunction(() => window.sandtab !== undefined, { timeout: 60_000 });
-    const small = tar(filesOf(1000, 4096));
-    const many = tar(filesOf(10_000, 16));
-    const results = await page.evaluate(
-      async (smallTar, manyTar, rounds) => {
+    await page.evaluate(pageTools);
+    const results = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
+    for (let round = 0; round < ROUNDS; round++) {
+      process.stdout.write(`round ${round + 1} of ${ROUNDS}...\n`);
+      const one = await page.evaluate(
+      async (round) => {
+        const { tar, filesOf } = window.benchTools;
+        const smallTar = tar(filesOf(1000, 4096));
+        const manyTar = tar(filesOf(10_000, 16));
         const { Sandbox } = window.sandtab;
         const now = () => performance.now();
         const idb = (name) =>
@@ -82,9 +97,40 @@ async function main() {
             req.onerror = () => reject(req.error);
           });
         const done = (tx) => new Promise((resolve, reject) => ((tx.oncomplete = resolve), (tx.onerror = tx.onabort = () => reject(tx.error))));
-        const rows = { write: [], read: [], reopen: [] };
-        const smallBytes = new Uint8Array(smallTar);
-        for (let round = 0; round < rounds; round++) {
+        const rows = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
+        // The raw OPFS baseline: a worker that writes and reads one file with a sync
+        // access handle, receiving and returning the bytes by postMessage like the sandbox.
+        const rawSource = `
+          onmessage = async ({ data }) => {
+            const root = await navigator.storage.getDirectory();
+            const file = await root.getFileHandle('bench-raw', { create: true });
+            const handle = await file.createSyncAccessHandle();
+            if (data.write) {
+              handle.truncate(0);
+              handle.write(data.write, { at: 0 });
+              handle.flush();
+              handle.close();
+              postMessage('written');
+            } else {
+              const out = new Uint8Array(handle.getSize());
+              handle.read(out, { at: 0 });
+              handle.close();
+              postMessage(out, [out.buffer]);
+            }
+          };`;
+        const rawWorker = new Worker(URL.createObjectURL(new Blob([rawSource], { type: 'text/javascript' })));
+        const rawCall = (message) =>
+          new Promise((resolve, reject) => {
+            rawWorker.onmessage = (event) => resolve(event.data);
+            rawWorker.onerror = (event) => reject(new Error(`raw OPFS worker: ${event.message}`));
+            rawWorker.postMessage(message);
+          });
+        const phase = (text) => console.log(`bench: ${text}`);
+        const hundredMiB = new Uint8Array(100 << 20);
+        for (let i = 0; i < hundredMiB.length; i += 4096) hundredMiB[i] = (i >> 12) & 0xff;
+        const smallBytes = smallTar;
+        {
+          phase('raw IndexedDB');
           // Raw IndexedDB: 1,000 puts of 4 KiB in one transaction, then read back.
           const db = await idb(`bench-raw-${round}`);
           const data = [];
@@ -102,6 +148,7 @@ async function main() {
           if (gets[999].result.length !== 4096) throw new Error('raw read failed');
           db.close();
 
+          phase('sandbox write and read');
           // The sandbox: import the same 1,000 files (written and flushed), then read
           // them back from a freshly opened sandbox.
           const name = `bench-vfs-${round}`;
@@ -120,10 +167,11 @@ async function main() {
           rows.write.push([vfsWrite, rawWrite]);
           rows.read.push([vfsRead, rawRead]);
 
+          phase('10,000 files');
           // Reopen: 10,000 files vs an empty sandbox, each from a new worker.
           const bigName = `bench-many-${round}`;
           const big = await Sandbox.create({ name: bigName });
-          await big.importTar(new Uint8Array(manyTar), '/many');
+          await big.importTar(manyTar, '/many');
           big.terminate();
           const emptyName = `bench-empty-${round}`;
           (await Sandbox.create({ name: emptyName })).terminate();
@@ -140,13 +188,39 @@ async function main() {
           const manyMs = await openAndList(bigName, '/many');
           const emptyMs = await openAndList(emptyName, '/');
           rows.reopen.push([manyMs, emptyMs]);
+
+          phase('OPFS');
+          // 100 MiB through an OPFS sandbox vs raw OPFS.
+          t = now();
+          await rawCall({ write: hundredMiB });
+          const rawOpfsWrite = now() - t;
+          t = now();
+          const rawBack = await rawCall({ read: true });
+          const rawOpfsRead = now() - t;
+          if (rawBack.length !== hundredMiB.length) throw new Error('raw OPFS read failed');
+          const opfsName = `bench-opfs-${round}`;
+          const opfs = await Sandbox.create({ name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } });
+          t = now();
+          await opfs.writeFile('/big', hundredMiB);
+          const opfsWrite = now() - t;
+          opfs.terminate();
+          await new Promise((r) => setTimeout(r, 200));
+          const opfsAgain = await Sandbox.create({ name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } });
+          t = now();
+          const back = await opfsAgain.readFile('/big');
+          const opfsRead = now() - t;
+          opfsAgain.terminate();
+          if (back.length !== hundredMiB.length || back[8192] !== hundredMiB[8192]) throw new Error('OPFS sandbox read back wrong bytes');
+          rows.opfsWrite.push([opfsWrite, rawOpfsWrite]);
+          rows.opfsRead.push([opfsRead, rawOpfsRead]);
         }
+        rawWorker.terminate();
         return rows;
       },
-      Array.from(small),
-      Array.from(many),
-      ROUNDS,
+      round,
     );
+      for (const key of Object.keys(results)) results[key].push(...one[key]);
+    }
     const line = (label, pairs, goal, baseline) => {
       const ours = median(pairs.map((p) => p[0]));
       const base = median(pairs.map((p) => p[1]));
@@ -159,6 +233,8 @@ async function main() {
     line('write+flush 1,000 x 4 KiB (tar import)', results.write, '<= 1.5x', 'raw IndexedDB, one transaction');
     line('read back 1,000 x 4 KiB (reopened, lazy)', results.read, '<= 1.5x', 'raw IndexedDB gets, one transaction');
     line('reopen 10,000 files to first ls (new worker)', results.reopen, 'first ls < 100 ms', 'empty sandbox, new worker');
+    line('write+flush 100 MiB file, OPFS sandbox', results.opfsWrite, '<= 1.3x', 'raw OPFS sync access handle');
+    line('read back 100 MiB file, OPFS sandbox', results.opfsRead, '<= 1.3x', 'raw OPFS sync access handle');
     const extra = median(results.reopen.map(([many, empty]) => many - empty));
     console.log(`time the 10,000 files add to opening: ${extra.toFixed(1)} ms`);
   } finally {

@@ -8,6 +8,8 @@ const ALL = {
       browser: 'chrome',
       executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
       headless: true,
+      // Benchmarks run long page calls; tests have their own timeouts.
+      protocolTimeout: 600_000,
       args: [
         '--no-sandbox',
         '--disable-gpu',

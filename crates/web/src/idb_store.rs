@@ -7,7 +7,7 @@ use indexed_db_futures::database::Database;
 use indexed_db_futures::prelude::*;
 use indexed_db_futures::transaction::TransactionMode;
 use js_sys::Uint8Array;
-use sandtab_vfs::storage::{Batch, Store, StoreFuture, StoredState};
+use sandtab_vfs::storage::{Batch, BlobChunks, Store, StoreFuture, StoredState};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
 use wasm_bindgen::{JsCast, JsValue};
@@ -183,6 +183,41 @@ impl IdbStore {
         Ok(out)
     }
 
+    /// Several blobs in one read transaction: every request goes out before any is
+    /// awaited.
+    async fn load_blobs(&self, blobs: &[u64]) -> VfsResult<Vec<BlobChunks>> {
+        let err = |e| error_from_browser("read", e);
+        let tx = self.db()?.transaction(CHUNKS).build().map_err(err)?;
+        let chunks = tx.object_store(CHUNKS).map_err(err)?;
+        let mut requests = Vec::with_capacity(blobs.len());
+        for &blob in blobs {
+            let keys = chunks
+                .get_all_keys::<f64>()
+                .with_query(blob_range(blob))
+                .primitive()
+                .map_err(err)?;
+            let values = chunks
+                .get_all::<JsValue>()
+                .with_query(blob_range(blob))
+                .primitive()
+                .map_err(err)?;
+            requests.push((blob, keys, values));
+        }
+        let mut all = Vec::with_capacity(blobs.len());
+        for (blob, keys, values) in requests {
+            let keys = keys.await.map_err(err)?;
+            let values = values.await.map_err(err)?;
+            let base = chunk_key(blob, 0);
+            let mut out = Vec::new();
+            for (key, value) in keys.zip(values) {
+                let index = (key.map_err(err)? - base) as u32;
+                out.push((index, to_vec(&value.map_err(err)?)?));
+            }
+            all.push(out);
+        }
+        Ok(all)
+    }
+
     async fn all_blob_ids(&self) -> VfsResult<Vec<u64>> {
         let err = |e| error_from_browser("read", e);
         let tx = self.db()?.transaction(CHUNKS).build().map_err(err)?;
@@ -307,6 +342,10 @@ impl Store for IdbStore {
 
     fn read_blob(&self, blob: u64) -> StoreFuture<'_, Vec<(u32, Vec<u8>)>> {
         Box::pin(SendWrapper::new(self.load_blob(blob)))
+    }
+
+    fn read_blobs<'a>(&'a self, blobs: &'a [u64]) -> StoreFuture<'a, Vec<BlobChunks>> {
+        Box::pin(SendWrapper::new(self.load_blobs(blobs)))
     }
 
     fn blob_ids(&self) -> StoreFuture<'_, Vec<u64>> {

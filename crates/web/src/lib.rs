@@ -225,8 +225,10 @@ impl Sandbox {
     pub async fn read_file(&self, path: String) -> Result<Uint8Array, JsValue> {
         let path = parse_path(&path)?;
         self.fs.load_for_read(&path).await.map_err(vfs_error)?;
-        let data = self.fs.mem().read(&path).map_err(vfs_error)?;
-        Ok(Uint8Array::from(data.as_slice()))
+        self.fs
+            .mem()
+            .read_contents_with(&path, |data| Uint8Array::from(data))
+            .map_err(vfs_error)
     }
 
     /// Writes a file (its directory must exist), replacing what was there, and saves it.

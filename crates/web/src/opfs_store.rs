@@ -273,7 +273,8 @@ fn replay(handle: &FileSystemSyncAccessHandle) -> VfsResult<(u64, u64, Index)> {
 
 /// Appends one batch (entries plus data) at `file.end`, flushing before the commit
 /// marker and after it. On failure the file is cut back to where it was.
-fn append(file: &mut LogFile, entries: &[Entry], data: &[u8]) -> VfsResult<()> {
+fn append(file: &mut LogFile, entries: &[Entry], data: &[&[u8]]) -> VfsResult<()> {
+    let data_len: u64 = data.iter().map(|part| part.len() as u64).sum();
     let meta = postcard::to_allocvec(entries).map_err(|err| {
         VfsError::new(ErrorKind::Io, "/").with_detail(format!("encoding a batch: {err}"))
     })?;
@@ -283,16 +284,20 @@ fn append(file: &mut LogFile, entries: &[Entry], data: &[u8]) -> VfsResult<()> {
     let mut head = Vec::with_capacity(BATCH_HEADER as usize + meta.len());
     head.extend_from_slice(&BATCH_MAGIC.to_le_bytes());
     head.extend_from_slice(&meta_len.to_le_bytes());
-    head.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    head.extend_from_slice(&data_len.to_le_bytes());
     head.extend_from_slice(&meta);
     let start = file.end;
     let result = (|| {
         write_all(&file.handle, start, &head)?;
-        write_all(&file.handle, start + head.len() as u64, data)?;
+        let mut offset = start + head.len() as u64;
+        for part in data {
+            write_all(&file.handle, offset, part)?;
+            offset += part.len() as u64;
+        }
         file.handle.flush().map_err(|e| opfs_error("flush", e))?;
         let mut commit = COMMIT_MAGIC.to_le_bytes().to_vec();
         commit.extend_from_slice(&crc32fast::hash(&meta).to_le_bytes());
-        let commit_at = start + head.len() as u64 + data.len() as u64;
+        let commit_at = offset;
         write_all(&file.handle, commit_at, &commit)?;
         file.handle.flush().map_err(|e| opfs_error("flush", e))?;
         Ok(commit_at + COMMIT_LEN)
@@ -311,10 +316,11 @@ fn append(file: &mut LogFile, entries: &[Entry], data: &[u8]) -> VfsResult<()> {
     }
 }
 
-/// The entries and data section of a batch.
-fn encode(batch: &Batch) -> (Vec<Entry>, Vec<u8>) {
+/// The entries and the data section (as the records' own slices, not copied) of a batch.
+fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64) {
     let mut entries = Vec::new();
-    let mut data = Vec::new();
+    let mut data: Vec<&[u8]> = Vec::new();
+    let mut data_len = 0u64;
     if let Some(record) = &batch.superblock {
         entries.push(Entry::Superblock(record.clone()));
     }
@@ -346,10 +352,11 @@ fn encode(batch: &Batch) -> (Vec<Entry>, Vec<u8>) {
         entries.push(Entry::PutChunk {
             blob: *blob,
             index: *index,
-            at: data.len() as u64,
+            at: data_len,
             len: record.len() as u32,
         });
-        data.extend_from_slice(record);
+        data.push(record);
+        data_len += record.len() as u64;
     }
     entries.extend(
         batch
@@ -360,12 +367,13 @@ fn encode(batch: &Batch) -> (Vec<Entry>, Vec<u8>) {
     for (id, record) in &batch.put_snapshots {
         entries.push(Entry::PutSnapshot {
             id: *id,
-            at: data.len() as u64,
+            at: data_len,
             len: record.len() as u32,
         });
-        data.extend_from_slice(record);
+        data.push(record);
+        data_len += record.len() as u64;
     }
-    (entries, data)
+    (entries, data, data_len)
 }
 
 async fn directory(
@@ -465,10 +473,10 @@ impl OpfsStore {
 
     fn commit_now(&self, batch: &Batch) -> VfsResult<()> {
         let mut state = self.state.borrow_mut();
-        let (entries, data) = encode(batch);
+        let (entries, data, data_len) = encode(batch);
         let active = state.active;
         append(&mut state.files[active], &entries, &data)?;
-        let data_start = state.files[active].end - COMMIT_LEN - data.len() as u64;
+        let data_start = state.files[active].end - COMMIT_LEN - data_len;
         for entry in entries {
             state.index.apply(entry, data_start);
         }
@@ -524,10 +532,10 @@ fn compact(state: &mut State) -> VfsResult<()> {
     write_all(&file.handle, 0, &header)?;
     file.end = FILE_HEADER;
     file.generation = generation;
-    let (entries, data) = encode(&batch);
+    let (entries, data, data_len) = encode(&batch);
     append(file, &entries, &data)?;
     let mut index = Index::default();
-    let data_start = file.end - COMMIT_LEN - data.len() as u64;
+    let data_start = file.end - COMMIT_LEN - data_len;
     for entry in entries {
         index.apply(entry, data_start);
     }

@@ -155,6 +155,16 @@ impl MemFs {
         })
     }
 
+    /// Runs `read` on a file's whole contents without copying them (for a caller that
+    /// copies them elsewhere anyway).
+    pub fn read_contents_with<T>(
+        &self,
+        path: &VfsPath,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> VfsResult<T> {
+        self.read_with(path, read)
+    }
+
     /// Runs `read` on a file's contents and records the access (atime).
     fn read_with<T>(&self, path: &VfsPath, read: impl FnOnce(&[u8]) -> T) -> VfsResult<T> {
         let now = self.clock.now();

@@ -26,6 +26,8 @@ impl SandboxFs {
     /// A tar archive of everything below `root` (mounts excluded), with modes and
     /// modification times. Paths in it are relative to `root`.
     pub async fn export_tar(&self, root: &VfsPath) -> VfsResult<Vec<u8>> {
+        // Read every stored file in a few batched reads rather than one read per file.
+        self.load_everything().await?;
         let mut builder = tar::Builder::new(Vec::new());
         let mut pending: Vec<(VfsPath, String)> = Vec::new();
         let top = self.mem().stat(root)?;

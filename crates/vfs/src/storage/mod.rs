@@ -14,4 +14,4 @@ pub use fsck::{FsckReport, fsck};
 pub use memory_store::MemoryStore;
 pub use records::{CHUNK_SIZE, FORMAT_VERSION, SnapshotInfo};
 pub use sandbox_fs::{FlushStats, Mount, MountSource, SandboxFs};
-pub use store::{Batch, Store, StoreFuture, StoredState};
+pub use store::{Batch, BlobChunks, Store, StoreFuture, StoredState};

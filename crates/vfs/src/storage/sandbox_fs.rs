@@ -199,11 +199,39 @@ impl SandboxFs {
         Ok(())
     }
 
-    /// Loads every file's contents (before an export, or to check them all).
+    /// Loads every file's contents still in storage (before an export, or to check them
+    /// all), many files per read so a backend can batch them.
     pub async fn load_everything(&self) -> VfsResult<()> {
-        for stored in self.mem.all_stored_contents() {
-            let path = VfsPath::root().join(&format!("inode-{}", stored.ino))?;
-            self.load(&path, stored).await?;
+        /// Bytes loaded per batched read: bounds the memory one read holds twice.
+        const BATCH_BYTES: u64 = 32 << 20;
+        let store = match &self.store {
+            Some(store) => store.clone(),
+            None => return Ok(()),
+        };
+        let pending = self.mem.all_stored_contents();
+        let mut start = 0;
+        while start < pending.len() {
+            let mut end = start;
+            let mut bytes = 0;
+            while end < pending.len() && (end == start || bytes + pending[end].size <= BATCH_BYTES)
+            {
+                bytes += pending[end].size;
+                end += 1;
+            }
+            let group = &pending[start..end];
+            let blobs: Vec<u64> = group.iter().map(|stored| stored.blob).collect();
+            let chunks = store.read_blobs(&blobs).await?;
+            for (stored, chunks) in group.iter().zip(chunks) {
+                let data = super::records::decode_chunks(stored.blob, stored.size, &chunks)
+                    .map_err(|err| {
+                        load_failed(
+                            &VfsPath::root().child(&format!("inode-{}", stored.ino)),
+                            &err,
+                        )
+                    })?;
+                self.mem.install_contents(*stored, data);
+            }
+            start = end;
         }
         Ok(())
     }
@@ -215,7 +243,7 @@ impl SandboxFs {
         let Some(store) = &self.store else {
             return Ok(FlushStats::default());
         };
-        let prepared = self.mem.prepare_flush();
+        let mut prepared = self.mem.prepare_flush();
         if prepared.is_empty() {
             // Still take back anything the journal held (nothing, or only frees).
             self.mem.rollback_flush(prepared);
@@ -234,10 +262,11 @@ impl SandboxFs {
                 .collect(),
             ..Batch::default()
         };
-        for (blob, chunks) in &prepared.contents {
-            for (index, chunk) in chunks.iter().enumerate() {
+        // The contents move into the batch: a rollback needs only the journal.
+        for (blob, chunks) in std::mem::take(&mut prepared.contents) {
+            for (index, chunk) in chunks.into_iter().enumerate() {
                 let index = u32::try_from(index).unwrap_or(u32::MAX);
-                batch.put_chunks.push((*blob, index, chunk.clone()));
+                batch.put_chunks.push((blob, index, chunk));
             }
         }
         let stats = FlushStats {

@@ -8,6 +8,9 @@ use std::pin::Pin;
 /// `Send`) can await it; browser backends, single-threaded, wrap theirs.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = VfsResult<T>> + Send + 'a>>;
 
+/// A blob's sealed chunks as (index, record), in index order.
+pub type BlobChunks = Vec<(u32, Vec<u8>)>;
+
 /// Everything read when a sandbox opens: records only, never file contents.
 #[derive(Debug, Default, Clone)]
 pub struct StoredState {
@@ -71,6 +74,16 @@ pub trait Store: Send + Sync {
     fn load(&self) -> StoreFuture<'_, StoredState>;
     /// A blob's sealed chunks as (index, record), in index order.
     fn read_blob(&self, blob: u64) -> StoreFuture<'_, Vec<(u32, Vec<u8>)>>;
+    /// Several blobs' chunks at once (a backend may read them in one transaction).
+    fn read_blobs<'a>(&'a self, blobs: &'a [u64]) -> StoreFuture<'a, Vec<BlobChunks>> {
+        Box::pin(async move {
+            let mut all = Vec::with_capacity(blobs.len());
+            for &blob in blobs {
+                all.push(self.read_blob(blob).await?);
+            }
+            Ok(all)
+        })
+    }
     /// Every blob that has at least one chunk (for `fsck`).
     fn blob_ids(&self) -> StoreFuture<'_, Vec<u64>>;
     /// A snapshot's sealed body.
