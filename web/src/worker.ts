@@ -99,7 +99,8 @@ async function handle(request: Request): Promise<void> {
       const run = async () => {
         const method = (box as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.method];
         const value = await method.apply(box, request.args);
-        post({ type: 'result', id, value });
+        // Bytes made for this answer (readFile, exportTar) move to the page, not copied.
+        post({ type: 'result', id, value }, value instanceof Uint8Array ? [value.buffer] : []);
       };
       queue = queue.then(run).catch(fail);
       return;
