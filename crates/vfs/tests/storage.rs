@@ -462,3 +462,20 @@ fn memory_sandboxes_explain_that_snapshots_need_storage() {
     assert_eq!(block_on(fs.flush()).unwrap().records, 0);
     let _: Option<&Arc<dyn Store>> = fs.store();
 }
+
+#[test]
+fn a_missing_chunk_is_reported_wherever_it_was() {
+    for missing in [0, 2] {
+        let store = Arc::new(MemoryStore::new());
+        let fs = open(&store);
+        let data = vec![7u8; 600_000]; // three chunks of 256 KiB
+        fs.mem().write(&p("/big"), &data).unwrap();
+        block_on(fs.flush()).unwrap();
+        assert!(store.remove_chunk(1, missing));
+        let fs = open(&store);
+        let err = block_on(fs.load_for_read(&p("/big"))).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Corrupt, "chunk {missing}: {err}");
+        let report = block_on(fsck(store.as_ref())).unwrap();
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+    }
+}

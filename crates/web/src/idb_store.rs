@@ -183,35 +183,31 @@ impl IdbStore {
         Ok(out)
     }
 
-    /// Several blobs in one read transaction: every request goes out before any is
-    /// awaited.
-    async fn load_blobs(&self, blobs: &[u64]) -> VfsResult<Vec<BlobChunks>> {
+    /// Several blobs in one read transaction, one `get` per chunk (the chunk counts come
+    /// from the file sizes): every request goes out before any is awaited.
+    async fn load_blobs(&self, blobs: &[(u64, u32)]) -> VfsResult<Vec<BlobChunks>> {
         let err = |e| error_from_browser("read", e);
         let tx = self.db()?.transaction(CHUNKS).build().map_err(err)?;
         let chunks = tx.object_store(CHUNKS).map_err(err)?;
-        let mut requests = Vec::with_capacity(blobs.len());
-        for &blob in blobs {
-            let keys = chunks
-                .get_all_keys::<f64>()
-                .with_query(blob_range(blob))
-                .primitive()
-                .map_err(err)?;
-            let values = chunks
-                .get_all::<JsValue>()
-                .with_query(blob_range(blob))
-                .primitive()
-                .map_err(err)?;
-            requests.push((blob, keys, values));
+        let mut requests = Vec::new();
+        for &(blob, count) in blobs {
+            let mut gets = Vec::with_capacity(count as usize);
+            for index in 0..count {
+                let get = chunks
+                    .get::<JsValue, _, _>(chunk_key(blob, index))
+                    .primitive()
+                    .map_err(err)?;
+                gets.push((index, get));
+            }
+            requests.push(gets);
         }
         let mut all = Vec::with_capacity(blobs.len());
-        for (blob, keys, values) in requests {
-            let keys = keys.await.map_err(err)?;
-            let values = values.await.map_err(err)?;
-            let base = chunk_key(blob, 0);
-            let mut out = Vec::new();
-            for (key, value) in keys.zip(values) {
-                let index = (key.map_err(err)? - base) as u32;
-                out.push((index, to_vec(&value.map_err(err)?)?));
+        for gets in requests {
+            let mut out = Vec::with_capacity(gets.len());
+            for (index, get) in gets {
+                if let Some(value) = get.await.map_err(err)? {
+                    out.push((index, to_vec(&value)?));
+                }
             }
             all.push(out);
         }
@@ -344,7 +340,7 @@ impl Store for IdbStore {
         Box::pin(SendWrapper::new(self.load_blob(blob)))
     }
 
-    fn read_blobs<'a>(&'a self, blobs: &'a [u64]) -> StoreFuture<'a, Vec<BlobChunks>> {
+    fn read_blobs<'a>(&'a self, blobs: &'a [(u64, u32)]) -> StoreFuture<'a, Vec<BlobChunks>> {
         Box::pin(SendWrapper::new(self.load_blobs(blobs)))
     }
 

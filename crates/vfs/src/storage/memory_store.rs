@@ -65,6 +65,11 @@ impl MemoryStore {
             .is_some()
     }
 
+    /// Loses one stored chunk, as a partial write outside a transaction would.
+    pub fn remove_chunk(&self, blob: u64, index: u32) -> bool {
+        self.records().chunks.remove(&(blob, index)).is_some()
+    }
+
     /// How many chunk records are stored (to check that old contents are collected).
     pub fn chunk_count(&self) -> usize {
         self.records().chunks.len()

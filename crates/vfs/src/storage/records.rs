@@ -146,6 +146,11 @@ pub fn decode_snapshot_body(id: u64, sealed: &[u8]) -> VfsResult<SnapshotBody> {
     decode(unseal(sealed, &what)?, &what)
 }
 
+/// How many chunks a file of `size` bytes is stored in.
+pub fn chunk_count(size: u64) -> u32 {
+    u32::try_from(size.div_ceil(CHUNK_SIZE as u64)).unwrap_or(u32::MAX)
+}
+
 /// A file's contents cut into sealed chunks.
 pub fn encode_chunks(data: &[u8]) -> Vec<Vec<u8>> {
     data.chunks(CHUNK_SIZE).map(seal).collect()

@@ -189,10 +189,13 @@ impl SandboxFs {
 
     async fn load(&self, path: &VfsPath, stored: StoredContents) -> VfsResult<()> {
         let store = self.require_store()?;
+        let wanted = [(stored.blob, super::records::chunk_count(stored.size))];
         let chunks = store
-            .read_blob(stored.blob)
+            .read_blobs(&wanted)
             .await
-            .map_err(|err| load_failed(path, &err))?;
+            .map_err(|err| load_failed(path, &err))?
+            .pop()
+            .unwrap_or_default();
         let data = super::records::decode_chunks(stored.blob, stored.size, &chunks)
             .map_err(|err| load_failed(path, &err))?;
         self.mem.install_contents(stored, data);
@@ -219,7 +222,10 @@ impl SandboxFs {
                 end += 1;
             }
             let group = &pending[start..end];
-            let blobs: Vec<u64> = group.iter().map(|stored| stored.blob).collect();
+            let blobs: Vec<(u64, u32)> = group
+                .iter()
+                .map(|stored| (stored.blob, super::records::chunk_count(stored.size)))
+                .collect();
             let chunks = store.read_blobs(&blobs).await?;
             for (stored, chunks) in group.iter().zip(chunks) {
                 let data = super::records::decode_chunks(stored.blob, stored.size, &chunks)

@@ -74,11 +74,13 @@ pub trait Store: Send + Sync {
     fn load(&self) -> StoreFuture<'_, StoredState>;
     /// A blob's sealed chunks as (index, record), in index order.
     fn read_blob(&self, blob: u64) -> StoreFuture<'_, Vec<(u32, Vec<u8>)>>;
-    /// Several blobs' chunks at once (a backend may read them in one transaction).
-    fn read_blobs<'a>(&'a self, blobs: &'a [u64]) -> StoreFuture<'a, Vec<BlobChunks>> {
+    /// Several blobs' chunks at once, given how many chunks each should have (from the
+    /// file sizes): a backend may read them in one transaction, one direct read per
+    /// chunk. A missing chunk is simply absent from the answer (the caller reports it).
+    fn read_blobs<'a>(&'a self, blobs: &'a [(u64, u32)]) -> StoreFuture<'a, Vec<BlobChunks>> {
         Box::pin(async move {
             let mut all = Vec::with_capacity(blobs.len());
-            for &blob in blobs {
+            for &(blob, _) in blobs {
                 all.push(self.read_blob(blob).await?);
             }
             Ok(all)
