@@ -108,29 +108,44 @@ fn only_changes_are_flushed_and_old_contents_are_collected() {
     for i in 0..20 {
         fs.mem().write(&p(&format!("/f{i}")), b"data").unwrap();
     }
+    let big = vec![1u8; 100_000];
+    fs.mem().write(&p("/big"), &big).unwrap();
     let first = block_on(fs.flush()).unwrap();
-    assert!(
-        first.records >= 41,
-        "20 inodes, 20 chunks, the root: {first:?}"
+    assert_eq!(
+        first.records, 25,
+        "21 inodes, one pack of the small files, big's own chunk, the root, the superblock: {first:?}"
     );
+    assert_eq!(store.chunk_count(), 2);
     fs.mem().write(&p("/f3"), b"changed").unwrap();
     let second = block_on(fs.flush()).unwrap();
     assert_eq!(
-        second.records, 4,
-        "inode, chunk, superblock, old chunk deleted: {second:?}"
+        second.records, 3,
+        "inode, a new pack, superblock: {second:?}"
     );
-    assert_eq!(store.chunk_count(), 20);
-    fs.mem().remove_file(&p("/f4")).unwrap();
+    assert_eq!(store.chunk_count(), 3, "the old pack still holds 19 files");
+    fs.mem().write(&p("/big"), b"small now").unwrap();
     block_on(fs.flush()).unwrap();
-    assert_eq!(store.chunk_count(), 19);
+    assert_eq!(store.chunk_count(), 3, "big's old chunk went, a pack came");
+    for i in (0..20).filter(|&i| i != 3) {
+        fs.mem().remove_file(&p(&format!("/f{i}"))).unwrap();
+    }
+    block_on(fs.flush()).unwrap();
+    assert_eq!(
+        store.chunk_count(),
+        2,
+        "the first pack goes with its last file"
+    );
     assert_eq!(
         block_on(fs.flush()).unwrap().records,
         0,
         "nothing changed, nothing written"
     );
     // Reading never causes a write.
-    read(&fs, "/f5");
+    let fs = open(&store);
+    assert_eq!(read(&fs, "/f3"), b"changed");
+    assert_eq!(read(&fs, "/big"), b"small now");
     assert_eq!(block_on(fs.flush()).unwrap().records, 0);
+    assert!(block_on(fsck(store.as_ref())).unwrap().is_clean());
 }
 
 #[test]
@@ -271,7 +286,9 @@ fn an_unknown_format_version_is_refused_and_left_alone() {
 fn corrupt_records_are_reported_not_returned() {
     let store = Arc::new(MemoryStore::new());
     let fs = open(&store);
+    // Two flushes: two packs, so damage to one leaves the other readable.
     fs.mem().write(&p("/a"), b"precious").unwrap();
+    block_on(fs.flush()).unwrap();
     fs.mem().write(&p("/b"), b"other").unwrap();
     block_on(fs.flush()).unwrap();
     let a = fs.mem().stat(&p("/a")).unwrap().ino;
@@ -314,7 +331,11 @@ fn snapshots_restore_exactly_and_share_contents() {
     fs.mem().write(&p("/src/a"), b"version 2").unwrap();
     fs.mem().write(&p("/src/b"), b"added").unwrap();
     block_on(fs.flush()).unwrap();
-    assert_eq!(store.chunk_count(), 3, "the snapshot keeps version 1");
+    assert_eq!(
+        store.chunk_count(),
+        2,
+        "the snapshot keeps version 1's pack"
+    );
     block_on(fs.restore(first.id)).unwrap();
     assert_eq!(read(&fs, "/src/a"), b"version 1");
     assert!(!fs.mem().exists(&p("/src/b")));

@@ -154,7 +154,9 @@ async fn a_corrupt_chunk_is_reported_by_read_and_fsck() {
     let name = unique("corrupt");
     {
         let sandbox = open(&name).await.unwrap();
-        exec(&sandbox, "echo precious > a.txt; echo fine > b.txt", None).await;
+        // Two commands, two flushes: two packs of small files.
+        exec(&sandbox, "echo precious > a.txt", None).await;
+        exec(&sandbox, "echo fine > b.txt", None).await;
     }
     let store = IdbStore::open(&name).await.unwrap();
     let blobs = store.blob_ids().await.unwrap();

@@ -54,6 +54,7 @@ impl MemFs {
             content: Content::Directory(BTreeMap::new()),
             volume: 0,
             blob: 0,
+            offset: 0,
             open: 0,
             mode: 0o755,
             links: 1,
@@ -67,6 +68,7 @@ impl MemFs {
                 inodes: HashMap::from([(ROOT_INO, root)]),
                 next_ino: ROOT_INO + 1,
                 next_blob: 1,
+                blob_refs: HashMap::new(),
                 usage: Usage {
                     dirs: 1,
                     ..Usage::default()

@@ -87,6 +87,7 @@ impl MemFs {
                 content: Content::Directory(BTreeMap::new()),
                 volume,
                 blob: 0,
+                offset: 0,
                 open: 0,
                 mode: 0o1777,
                 links: 1,
@@ -97,8 +98,14 @@ impl MemFs {
             },
         );
         tree.usage.dirs += 1;
-        tree.dir_entries_mut(dir).insert(name, ino);
-        tree.inode_mut(dir).touch_contents(now);
+        // The entry exists only in memory (stored directories leave mounts out), so the
+        // parent is neither journaled nor touched: opening a sandbox writes nothing.
+        match &mut tree.inode_mut_unjournaled(dir).content {
+            Content::Directory(entries) => {
+                entries.insert(name, ino);
+            }
+            _ => return Err(VfsError::new(ErrorKind::NotADirectory, path.to_string())),
+        }
         Ok(())
     }
 

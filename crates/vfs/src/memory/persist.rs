@@ -10,7 +10,8 @@ use crate::metadata::Usage;
 use crate::path::{MAX_NAME_LEN, VfsPath};
 use crate::quota::Quota;
 use crate::storage::records::{
-    InodeRecord, KindRecord, Superblock, corrupt, encode_chunks, encode_inode,
+    CHUNK_SIZE, InodeRecord, KindRecord, PACK_MAX_FILE, Superblock, corrupt, encode_chunks,
+    encode_inode,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -25,14 +26,38 @@ pub(crate) struct PreparedFlush {
     pub(crate) contents: Vec<(u64, Vec<Vec<u8>>)>,
     /// Contents no inode refers to any more.
     pub(crate) obsolete_blobs: Vec<u64>,
-    /// What to undo if storage refuses: (inode, old blob, new blob).
-    assignments: Vec<(u64, u64, u64)>,
+    /// What to undo if storage refuses: (inode, old place, new place).
+    assignments: Vec<(u64, Place, Place)>,
+    /// The blob reference counts before this flush.
+    refs_before: HashMap<u64, u32>,
     journal: Journal,
+}
+
+/// Where a file's contents are stored: (blob, offset in the blob).
+type Place = (u64, u64);
+
+/// Small files waiting to be written as one pack blob.
+#[derive(Debug, Default)]
+struct Pack {
+    data: Vec<u8>,
+    members: Vec<u64>,
 }
 
 impl PreparedFlush {
     pub(crate) fn is_empty(&self) -> bool {
         self.inodes.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Gives a pack of small files its blob id and queues its one chunk.
+fn seal_pack(tree: &mut Tree, prepared: &mut PreparedFlush, pack: Pack) {
+    let blob = tree.next_blob;
+    tree.next_blob += 1;
+    prepared.contents.push((blob, encode_chunks(&pack.data)));
+    for ino in pack.members {
+        if let Some(inode) = tree.inodes.get_mut(&ino) {
+            inode.blob = blob;
+        }
     }
 }
 
@@ -49,6 +74,7 @@ pub(crate) struct StoredTree {
 pub(crate) struct StoredContents {
     pub(crate) ino: u64,
     pub(crate) blob: u64,
+    pub(crate) offset: u64,
     pub(crate) size: u64,
 }
 
@@ -57,10 +83,12 @@ fn record_of(tree: &Tree, inode: &Inode) -> InodeRecord {
         Content::File(data) => KindRecord::File {
             size: data.len() as u64,
             blob: inode.blob,
+            offset: inode.offset,
         },
         Content::Stored { size } => KindRecord::File {
             size: *size,
             blob: inode.blob,
+            offset: inode.offset,
         },
         Content::Directory(entries) => KindRecord::Directory {
             // Mounts below a stored directory are not stored.
@@ -101,35 +129,66 @@ impl MemFs {
         !self.lock().journal.is_empty()
     }
 
-    /// Takes the journal and turns it into records. New contents get new blob ids now;
-    /// call [`MemFs::rollback_flush`] if storage refuses them.
+    /// Takes the journal and turns it into records. New contents get new blob ids now
+    /// (small files share packs); call [`MemFs::rollback_flush`] if storage refuses them.
     pub(crate) fn prepare_flush(&self) -> PreparedFlush {
         let mut tree = self.lock();
         let journal = std::mem::take(&mut tree.journal);
-        let mut prepared = PreparedFlush::default();
+        let mut prepared = PreparedFlush {
+            refs_before: tree.blob_refs.clone(),
+            ..PreparedFlush::default()
+        };
+        let mut released = Vec::new();
+        let mut pack = Pack::default();
         for &ino in &journal.content {
-            let Some(inode) = tree.inodes.get(&ino) else {
+            let (old, len) = match tree.inodes.get(&ino) {
+                Some(inode) => match &inode.content {
+                    Content::File(data) => ((inode.blob, inode.offset), data.len()),
+                    _ => continue,
+                },
+                None => continue,
+            };
+            released.push(old.0);
+            if len > 0 && len <= PACK_MAX_FILE && pack.data.len() + len > CHUNK_SIZE {
+                seal_pack(&mut tree, &mut prepared, std::mem::take(&mut pack));
+            }
+            let tree = &mut *tree;
+            let Some(Inode {
+                content: Content::File(data),
+                ..
+            }) = tree.inodes.get(&ino)
+            else {
                 continue;
             };
-            let Content::File(data) = &inode.content else {
-                continue;
-            };
-            let old = inode.blob;
-            let new = if data.is_empty() {
-                0
+            let new = if len == 0 {
+                (0, 0)
+            } else if len <= PACK_MAX_FILE {
+                pack.members.push(ino);
+                let offset = pack.data.len() as u64;
+                pack.data.extend_from_slice(data);
+                // The blob id comes when the pack is sealed; the offset is final now.
+                (u64::MAX, offset)
             } else {
                 let blob = tree.next_blob;
-                prepared.contents.push((blob, encode_chunks(data)));
-                blob
-            };
-            if new != 0 {
                 tree.next_blob += 1;
-            }
-            if old != 0 {
-                prepared.obsolete_blobs.push(old);
-            }
-            tree.inode_mut_unjournaled(ino).blob = new;
+                prepared.contents.push((blob, encode_chunks(data)));
+                (blob, 0)
+            };
+            let inode = tree.inode_mut_unjournaled(ino);
+            (inode.blob, inode.offset) = new;
             prepared.assignments.push((ino, old, new));
+        }
+        if !pack.members.is_empty() {
+            seal_pack(&mut tree, &mut prepared, pack);
+        }
+        for assignment in &mut prepared.assignments {
+            let ino = assignment.0;
+            if let Some(inode) = tree.inodes.get(&ino) {
+                assignment.2 = (inode.blob, inode.offset);
+            }
+            if assignment.2.0 != 0 {
+                *tree.blob_refs.entry(assignment.2.0).or_insert(0) += 1;
+            }
         }
         for &ino in &journal.meta {
             if let Some(inode) = tree.inodes.get(&ino) {
@@ -140,8 +199,18 @@ impl MemFs {
         }
         for (&ino, &blob) in &journal.freed {
             prepared.removed.push(ino);
-            if blob != 0 {
-                prepared.obsolete_blobs.push(blob);
+            released.push(blob);
+        }
+        for blob in released {
+            if blob == 0 {
+                continue;
+            }
+            if let Some(count) = tree.blob_refs.get_mut(&blob) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    tree.blob_refs.remove(&blob);
+                    prepared.obsolete_blobs.push(blob);
+                }
             }
         }
         prepared.superblock = Superblock {
@@ -158,11 +227,12 @@ impl MemFs {
         let mut tree = self.lock();
         for (ino, old, new) in prepared.assignments {
             if let Some(inode) = tree.inodes.get_mut(&ino)
-                && inode.blob == new
+                && (inode.blob, inode.offset) == new
             {
-                inode.blob = old;
+                (inode.blob, inode.offset) = old;
             }
         }
+        tree.blob_refs = prepared.refs_before;
         tree.journal.merge(prepared.journal);
     }
 
@@ -215,6 +285,7 @@ impl MemFs {
             Content::Stored { size } => Some(StoredContents {
                 ino,
                 blob: inode.blob,
+                offset: inode.offset,
                 size,
             }),
             _ => None,
@@ -230,6 +301,7 @@ impl MemFs {
                 Content::Stored { size } => Some(StoredContents {
                     ino,
                     blob: inode.blob,
+                    offset: inode.offset,
                     size,
                 }),
                 _ => None,
@@ -242,6 +314,7 @@ impl MemFs {
         let mut tree = self.lock();
         if let Some(inode) = tree.inodes.get_mut(&stored.ino)
             && inode.blob == stored.blob
+            && inode.offset == stored.offset
             && matches!(inode.content, Content::Stored { size } if size == data.len() as u64)
         {
             inode.content = Content::File(data);
@@ -264,12 +337,13 @@ impl MemFs {
         let mut pending = vec![ROOT_INO];
         let mut max_ino = ROOT_INO;
         let mut max_blob = 0;
+        let mut blob_refs: HashMap<u64, u32> = HashMap::new();
         while let Some(ino) = pending.pop() {
             let Some(record) = records.remove(&ino) else {
                 continue; // A hard-linked file seen before.
             };
             max_ino = max_ino.max(ino);
-            let blob = record.kind_blob().unwrap_or(0);
+            let (blob, offset) = record.kind_blob().unwrap_or((0, 0));
             let content = match record.kind {
                 KindRecord::Directory { entries } => {
                     let mut map = BTreeMap::new();
@@ -292,10 +366,13 @@ impl MemFs {
                     usage.dirs += 1;
                     Content::Directory(map)
                 }
-                KindRecord::File { size, blob } => {
+                KindRecord::File { size, blob, .. } => {
                     usage.files += 1;
                     usage.bytes += size;
                     max_blob = max_blob.max(blob);
+                    if blob != 0 {
+                        *blob_refs.entry(blob).or_insert(0) += 1;
+                    }
                     if size == 0 {
                         Content::File(Vec::new())
                     } else {
@@ -313,6 +390,7 @@ impl MemFs {
                     content,
                     volume: 0,
                     blob,
+                    offset,
                     open: 0,
                     mode: record.mode & 0o7777,
                     links: record.links,
@@ -328,6 +406,7 @@ impl MemFs {
             inodes,
             next_ino: superblock.next_ino.max(max_ino + 1),
             next_blob: superblock.next_blob.max(max_blob + 1),
+            blob_refs,
             usage,
             volumes: vec![Volume {
                 root: ROOT_INO,
@@ -359,9 +438,9 @@ impl MemFs {
 }
 
 impl InodeRecord {
-    fn kind_blob(&self) -> Option<u64> {
+    fn kind_blob(&self) -> Option<(u64, u64)> {
         match self.kind {
-            KindRecord::File { blob, .. } => Some(blob),
+            KindRecord::File { blob, offset, .. } => Some((blob, offset)),
             _ => None,
         }
     }

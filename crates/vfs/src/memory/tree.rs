@@ -71,8 +71,10 @@ pub(super) struct Inode {
     pub(super) content: Content,
     /// Index into the tree's volumes.
     pub(super) volume: usize,
-    /// Where storage holds this file's contents as of the last flush (0: nowhere).
+    /// Where storage holds this file's contents as of the last flush (0: nowhere), and
+    /// at which offset of that blob (non-zero only in a pack of small files).
     pub(super) blob: u64,
+    pub(super) offset: u64,
     /// Open handles; an unlinked inode lives on until the last is closed.
     pub(super) open: u32,
     pub(super) mode: u32,
@@ -126,6 +128,9 @@ pub(super) struct Tree {
     pub(super) next_ino: u64,
     /// The next id for a file's stored contents.
     pub(super) next_blob: u64,
+    /// How many stored inodes refer to each blob: a blob is deleted when none does
+    /// (and no snapshot keeps it).
+    pub(super) blob_refs: HashMap<u64, u32>,
     pub(super) usage: Usage,
     /// Volume 0 is `/`; others are mounted on directories below it.
     pub(super) volumes: Vec<Volume>,
@@ -312,6 +317,7 @@ impl Tree {
                 content,
                 volume,
                 blob: 0,
+                offset: 0,
                 open: 0,
                 mode,
                 links: 1,

@@ -73,6 +73,8 @@ pub async fn fsck(store: &dyn Store) -> VfsResult<FsckReport> {
     report.inodes = records.len() as u64;
     let mut names: BTreeMap<u64, u32> = BTreeMap::from([(1, 1)]);
     let mut used_blobs = BTreeSet::new();
+    // Packs hold many files: read each blob once.
+    let mut blob_cache: BTreeMap<u64, VfsResult<super::store::BlobChunks>> = BTreeMap::new();
     match records.get(&1) {
         Some(record) if matches!(record.kind, KindRecord::Directory { .. }) => {}
         Some(_) => report
@@ -95,7 +97,7 @@ pub async fn fsck(store: &dyn Store) -> VfsResult<FsckReport> {
                     }
                 }
             }
-            KindRecord::File { size, blob } => {
+            KindRecord::File { size, blob, offset } => {
                 report.files += 1;
                 if *blob == 0 && *size > 0 {
                     report
@@ -104,8 +106,12 @@ pub async fn fsck(store: &dyn Store) -> VfsResult<FsckReport> {
                 }
                 if *blob != 0 {
                     used_blobs.insert(*blob);
-                    match store.read_blob(*blob).await {
-                        Ok(chunks) => match decode_chunks(*blob, *size, &chunks) {
+                    if !blob_cache.contains_key(blob) {
+                        let read = store.read_blob(*blob).await;
+                        blob_cache.insert(*blob, read);
+                    }
+                    match &blob_cache[blob] {
+                        Ok(chunks) => match decode_chunks(*blob, *offset, *size, chunks) {
                             Ok(data) => report.bytes_checked += data.len() as u64,
                             Err(err) => report.problems.push(format!("inode {ino}: {err}")),
                         },

@@ -34,10 +34,12 @@ pub struct InodeRecord {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KindRecord {
-    /// `blob` names the chunks holding the contents (0 when empty).
+    /// The contents are bytes `offset..offset + size` of blob `blob` (0 when empty). A
+    /// small file shares a one-chunk "pack" blob with others written in the same flush.
     File {
         size: u64,
         blob: u64,
+        offset: u64,
     },
     Directory {
         entries: Vec<(String, u64)>,
@@ -151,26 +153,54 @@ pub fn chunk_count(size: u64) -> u32 {
     u32::try_from(size.div_ceil(CHUNK_SIZE as u64)).unwrap_or(u32::MAX)
 }
 
+/// Files up to this size are packed together into one-chunk blobs, so a flush of many
+/// small files writes few content records.
+pub const PACK_MAX_FILE: usize = 64 * 1024;
+
+/// How many chunks must be read for a file at `offset..offset + size` of its blob
+/// (always from chunk 0: packs are one chunk, and other blobs start at offset 0).
+pub fn chunks_to_read(offset: u64, size: u64) -> u32 {
+    chunk_count(offset.saturating_add(size))
+}
+
 /// A file's contents cut into sealed chunks.
 pub fn encode_chunks(data: &[u8]) -> Vec<Vec<u8>> {
     data.chunks(CHUNK_SIZE).map(seal).collect()
 }
 
-/// A file's contents from its sealed chunks (in index order), checked against the size
-/// its inode records.
-pub fn decode_chunks(blob: u64, size: u64, chunks: &[(u32, Vec<u8>)]) -> VfsResult<Vec<u8>> {
+/// A file's contents, bytes `offset..offset + size` of a blob, from the blob's sealed
+/// chunks (in index order, from chunk 0). Every chunk's checksum is checked, and a blob
+/// that does not hold the bytes the inode names is reported.
+pub fn decode_chunks(
+    blob: u64,
+    offset: u64,
+    size: u64,
+    chunks: &[(u32, Vec<u8>)],
+) -> VfsResult<Vec<u8>> {
     let what = |index: u32| format!("contents {blob} chunk {index}");
+    let end = offset.saturating_add(size);
     let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    for (position, (index, sealed)) in chunks.iter().enumerate() {
-        if usize::try_from(*index).ok() != Some(position) {
+    let mut position = 0u64;
+    for (expected, (index, sealed)) in chunks.iter().enumerate() {
+        if usize::try_from(*index).ok() != Some(expected) {
             return Err(corrupt(&what(*index), "chunks missing before it"));
         }
-        data.extend_from_slice(unseal(sealed, &what(*index))?);
+        let payload = unseal(sealed, &what(*index))?;
+        let chunk_end = position + payload.len() as u64;
+        if chunk_end > offset && position < end {
+            let from = offset.saturating_sub(position) as usize;
+            let to = (end.min(chunk_end) - position) as usize;
+            data.extend_from_slice(&payload[from..to]);
+        }
+        position = chunk_end;
     }
-    if data.len() as u64 != size {
+    let short = data.len() as u64 != size;
+    // A blob of its own must end where the file does: longer means a wrong record.
+    let long = offset == 0 && size > PACK_MAX_FILE as u64 && position != size;
+    if short || long {
         return Err(corrupt(
             &format!("contents {blob}"),
-            &format!("holds {} bytes, its inode says {size}", data.len()),
+            &format!("holds {position} bytes, its inode says {size} at offset {offset}"),
         ));
     }
     Ok(data)

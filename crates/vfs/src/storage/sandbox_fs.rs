@@ -189,14 +189,17 @@ impl SandboxFs {
 
     async fn load(&self, path: &VfsPath, stored: StoredContents) -> VfsResult<()> {
         let store = self.require_store()?;
-        let wanted = [(stored.blob, super::records::chunk_count(stored.size))];
+        let wanted = [(
+            stored.blob,
+            super::records::chunks_to_read(stored.offset, stored.size),
+        )];
         let chunks = store
             .read_blobs(&wanted)
             .await
             .map_err(|err| load_failed(path, &err))?
             .pop()
             .unwrap_or_default();
-        let data = super::records::decode_chunks(stored.blob, stored.size, &chunks)
+        let data = super::records::decode_chunks(stored.blob, stored.offset, stored.size, &chunks)
             .map_err(|err| load_failed(path, &err))?;
         self.mem.install_contents(stored, data);
         Ok(())
@@ -211,7 +214,9 @@ impl SandboxFs {
             Some(store) => store.clone(),
             None => return Ok(()),
         };
-        let pending = self.mem.all_stored_contents();
+        let mut pending = self.mem.all_stored_contents();
+        // Files of one pack next to each other, so the pack is read once.
+        pending.sort_by_key(|stored| (stored.blob, stored.offset));
         let mut start = 0;
         while start < pending.len() {
             let mut end = start;
@@ -222,19 +227,31 @@ impl SandboxFs {
                 end += 1;
             }
             let group = &pending[start..end];
-            let blobs: Vec<(u64, u32)> = group
-                .iter()
-                .map(|stored| (stored.blob, super::records::chunk_count(stored.size)))
-                .collect();
+            let mut blobs: Vec<(u64, u32)> = Vec::new();
+            for stored in group {
+                let count = super::records::chunks_to_read(stored.offset, stored.size);
+                match blobs.last_mut() {
+                    Some((blob, wanted)) if *blob == stored.blob => *wanted = (*wanted).max(count),
+                    _ => blobs.push((stored.blob, count)),
+                }
+            }
             let chunks = store.read_blobs(&blobs).await?;
-            for (stored, chunks) in group.iter().zip(chunks) {
-                let data = super::records::decode_chunks(stored.blob, stored.size, &chunks)
-                    .map_err(|err| {
-                        load_failed(
-                            &VfsPath::root().child(&format!("inode-{}", stored.ino)),
-                            &err,
-                        )
-                    })?;
+            let by_blob: std::collections::HashMap<u64, &super::store::BlobChunks> = blobs
+                .iter()
+                .map(|(blob, _)| *blob)
+                .zip(chunks.iter())
+                .collect();
+            for stored in group {
+                let empty = Vec::new();
+                let chunks = by_blob.get(&stored.blob).copied().unwrap_or(&empty);
+                let data =
+                    super::records::decode_chunks(stored.blob, stored.offset, stored.size, chunks)
+                        .map_err(|err| {
+                            load_failed(
+                                &VfsPath::root().child(&format!("inode-{}", stored.ino)),
+                                &err,
+                            )
+                        })?;
                 self.mem.install_contents(*stored, data);
             }
             start = end;
