@@ -188,15 +188,17 @@ fn at(offset: u64) -> FileSystemReadWriteOptions {
 }
 
 fn read_exact(handle: &FileSystemSyncAccessHandle, offset: u64, len: usize) -> VfsResult<Vec<u8>> {
-    let mut buffer = vec![0u8; len];
+    // Into a JS array, then one copy into wasm memory: reading into a `&mut [u8]` would
+    // cost a zeroed buffer and two more copies in the bindings.
+    let buffer = js_sys::Uint8Array::new_with_length(u32::try_from(len).unwrap_or(u32::MAX));
     let read = handle
-        .read_with_u8_array_and_options(&mut buffer, &at(offset))
+        .read_with_js_u8_array_and_options(&buffer, &at(offset))
         .map_err(|e| opfs_error("read", e))?;
     if (read as usize) < len {
         return Err(VfsError::new(ErrorKind::Corrupt, "/")
             .with_detail(format!("OPFS log ends inside a record at byte {offset}")));
     }
-    Ok(buffer)
+    Ok(buffer.to_vec())
 }
 
 fn write_all(handle: &FileSystemSyncAccessHandle, offset: u64, data: &[u8]) -> VfsResult<()> {
