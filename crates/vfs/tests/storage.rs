@@ -500,3 +500,20 @@ fn a_missing_chunk_is_reported_wherever_it_was() {
         assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
     }
 }
+
+#[test]
+fn exporting_a_directory_loads_only_its_files() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().create_dir(&p("/a")).unwrap();
+    fs.mem().create_dir(&p("/b")).unwrap();
+    fs.mem().write(&p("/a/x"), b"exported").unwrap();
+    fs.mem().write(&p("/b/y"), &vec![9u8; 300_000]).unwrap();
+    block_on(fs.flush()).unwrap();
+    let fs = open(&store);
+    let archive = block_on(fs.export_tar(&p("/a"))).unwrap();
+    assert!(archive.windows(8).any(|w| w == b"exported"));
+    assert_eq!(fs.mem().read(&p("/a/x")).unwrap(), b"exported");
+    let err = fs.mem().read(&p("/b/y")).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io, "/b was not read");
+}

@@ -26,8 +26,6 @@ impl SandboxFs {
     /// A tar archive of everything below `root` (mounts excluded), with modes and
     /// modification times. Paths in it are relative to `root`.
     pub async fn export_tar(&self, root: &VfsPath) -> VfsResult<Vec<u8>> {
-        // Read every stored file in a few batched reads rather than one read per file.
-        self.load_everything().await?;
         let mut builder = tar::Builder::new(Vec::new());
         let mut pending: Vec<(VfsPath, String)> = Vec::new();
         let top = self.mem().stat(root)?;
@@ -50,6 +48,9 @@ impl SandboxFs {
             }
         }
         pending.sort_by(|a, b| a.1.cmp(&b.1));
+        // Read the stored files below `root` in a few batched reads, not one per file.
+        let paths: Vec<VfsPath> = pending.iter().map(|(path, _)| path.clone()).collect();
+        self.load_paths(&paths).await?;
         for (path, name) in pending {
             let meta = self.mem().lstat(&path)?;
             let mut header = tar::Header::new_gnu();

@@ -208,13 +208,28 @@ impl SandboxFs {
     /// Loads every file's contents still in storage (before an export, or to check them
     /// all), many files per read so a backend can batch them.
     pub async fn load_everything(&self) -> VfsResult<()> {
+        self.load_batched(self.mem.all_stored_contents()).await
+    }
+
+    /// Loads the contents of the files `paths` name (following symlinks) that are still
+    /// in storage, many per read.
+    pub async fn load_paths(&self, paths: &[VfsPath]) -> VfsResult<()> {
+        let mut pending: Vec<StoredContents> = paths
+            .iter()
+            .filter_map(|path| self.mem.stored_contents(path, false))
+            .collect();
+        pending.sort_by_key(|stored| stored.ino);
+        pending.dedup_by_key(|stored| stored.ino);
+        self.load_batched(pending).await
+    }
+
+    async fn load_batched(&self, mut pending: Vec<StoredContents>) -> VfsResult<()> {
         /// Bytes loaded per batched read: bounds the memory one read holds twice.
         const BATCH_BYTES: u64 = 32 << 20;
         let store = match &self.store {
             Some(store) => store.clone(),
             None => return Ok(()),
         };
-        let mut pending = self.mem.all_stored_contents();
         // Files of one pack next to each other, so the pack is read once.
         pending.sort_by_key(|stored| (stored.blob, stored.offset));
         let mut start = 0;
