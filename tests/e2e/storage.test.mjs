@@ -6,32 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT, promptCount, typeLine, waitForScreen } from './screen.mjs';
 
-const ROOT = new URL('../../www/dist/', import.meta.url).pathname;
-const PROMPT = 'agent@sandtab:$';
-
-async function screen(page) {
-  return page.$$eval('#terminal .xterm-rows > div', (rows) => rows.map((row) => row.textContent.replace(/\u00a0/g, ' ').trimEnd()));
-}
-
-async function waitForScreen(page, predicate, what, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  let rows = [];
-  while (Date.now() < deadline) {
-    rows = await screen(page);
-    if (predicate(rows)) return rows;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}; the screen shows:\n${rows.filter(Boolean).join('\n')}`);
-}
-
-const promptCount = (rows) => rows.filter((row) => row.startsWith(PROMPT)).length;
-
-async function typeLine(page, line) {
-  await page.focus('#terminal .xterm-helper-textarea');
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
-}
+const ROOT = DEMO_ROOT;
 
 for (const name of browserNames) {
   describe(`stored files in ${name}`, () => {

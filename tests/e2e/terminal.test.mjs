@@ -5,34 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT, promptCount, typeLine, waitForScreen } from './screen.mjs';
 
-const ROOT = new URL('../../www/dist/', import.meta.url).pathname;
+const ROOT = DEMO_ROOT;
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
-const PROMPT = 'agent@sandtab:$';
-
-/** The terminal's visible rows, as text. */
-async function screen(page) {
-  return page.$$eval('#terminal .xterm-rows > div', (rows) => rows.map((row) => row.textContent.replace(/\u00a0/g, ' ').trimEnd()));
-}
-
-async function waitForScreen(page, predicate, what, timeout = 20_000) {
-  const deadline = Date.now() + timeout;
-  let rows = [];
-  while (Date.now() < deadline) {
-    rows = await screen(page);
-    if (predicate(rows)) return rows;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`timed out waiting for ${what}; the screen shows:\n${rows.filter(Boolean).join('\n')}`);
-}
-
-const promptCount = (rows) => rows.filter((row) => row.startsWith(PROMPT)).length;
-
-async function typeLine(page, line) {
-  await page.focus('#terminal .xterm-helper-textarea');
-  await page.keyboard.type(line);
-  await page.keyboard.press('Enter');
-}
 
 for (const name of browserNames) {
   describe(`demo page in ${name}`, () => {

@@ -61,6 +61,21 @@ fn seal_pack(tree: &mut Tree, prepared: &mut PreparedFlush, pack: Pack) {
     }
 }
 
+impl StoredContents {
+    /// Where inode `ino`'s contents are, if they are still only in storage.
+    fn of(ino: u64, inode: &Inode) -> Option<Self> {
+        match inode.content {
+            Content::Stored { size } => Some(Self {
+                ino,
+                blob: inode.blob,
+                offset: inode.offset,
+                size,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// The whole stored part of a tree, as records.
 #[derive(Debug)]
 pub(crate) struct StoredTree {
@@ -280,16 +295,7 @@ impl MemFs {
         } else {
             tree.resolve(path, true).ok()?
         };
-        let inode = tree.inode(ino);
-        match inode.content {
-            Content::Stored { size } => Some(StoredContents {
-                ino,
-                blob: inode.blob,
-                offset: inode.offset,
-                size,
-            }),
-            _ => None,
-        }
+        StoredContents::of(ino, tree.inode(ino))
     }
 
     /// Every file whose contents are still in storage.
@@ -297,15 +303,7 @@ impl MemFs {
         let tree = self.lock();
         tree.inodes
             .iter()
-            .filter_map(|(&ino, inode)| match inode.content {
-                Content::Stored { size } => Some(StoredContents {
-                    ino,
-                    blob: inode.blob,
-                    offset: inode.offset,
-                    size,
-                }),
-                _ => None,
-            })
+            .filter_map(|(&ino, inode)| StoredContents::of(ino, inode))
             .collect()
     }
 
