@@ -517,3 +517,30 @@ fn exporting_a_directory_loads_only_its_files() {
     let err = fs.mem().read(&p("/b/y")).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io, "/b was not read");
 }
+
+#[test]
+fn an_impossible_file_size_in_a_record_is_corruption_not_a_crash() {
+    use sandtab_vfs::storage::records::{InodeRecord, KindRecord, encode_inode};
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/f"), b"x").unwrap();
+    block_on(fs.flush()).unwrap();
+    let ino = fs.mem().stat(&p("/f")).unwrap().ino;
+    let forged = encode_inode(&InodeRecord {
+        kind: KindRecord::File {
+            size: u64::MAX / 2,
+            blob: 1,
+            offset: 0,
+        },
+        mode: 0o644,
+        links: 1,
+        modified: 0,
+        accessed: 0,
+        changed: 0,
+        created: 0,
+    });
+    assert!(store.tamper_inode(ino, |record| *record = forged));
+    let err = open_with(&store, tmp_mount()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt);
+    assert!(err.to_string().contains("largest possible"), "{err}");
+}

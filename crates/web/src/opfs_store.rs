@@ -261,6 +261,20 @@ fn replay(handle: &FileSystemSyncAccessHandle) -> VfsResult<(u64, u64, Index)> {
         let Ok(entries) = postcard::from_bytes::<Vec<Entry>>(&meta) else {
             break;
         };
+        // Every extent must lie inside this batch's data section.
+        let inside = |at: u64, len: u32| {
+            at.checked_add(u64::from(len))
+                .is_some_and(|end| end <= data_len)
+        };
+        let sound = entries.iter().all(|entry| match entry {
+            Entry::PutChunk { at, len, .. } | Entry::PutSnapshot { at, len, .. } => {
+                inside(*at, *len)
+            }
+            _ => true,
+        });
+        if !sound {
+            break;
+        }
         for entry in entries {
             index.apply(entry, meta_at + meta_len);
         }

@@ -365,8 +365,14 @@ impl MemFs {
                     Content::Directory(map)
                 }
                 KindRecord::File { size, blob, .. } => {
+                    if size > crate::memory::MAX_FILE_SIZE {
+                        return Err(corrupt(
+                            &format!("inode {ino}"),
+                            &format!("a file of {size} bytes, over the largest possible"),
+                        ));
+                    }
                     usage.files += 1;
-                    usage.bytes += size;
+                    usage.bytes = usage.bytes.saturating_add(size);
                     max_blob = max_blob.max(blob);
                     if blob != 0 {
                         *blob_refs.entry(blob).or_insert(0) += 1;

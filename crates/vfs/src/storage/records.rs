@@ -179,7 +179,9 @@ pub fn decode_chunks(
 ) -> VfsResult<Vec<u8>> {
     let what = |index: u32| format!("contents {blob} chunk {index}");
     let end = offset.saturating_add(size);
-    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    // Never reserve more than the chunks hold: a corrupt size must not exhaust memory.
+    let stored: usize = chunks.iter().map(|(_, sealed)| sealed.len()).sum();
+    let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(stored));
     let mut position = 0u64;
     for (expected, (index, sealed)) in chunks.iter().enumerate() {
         if usize::try_from(*index).ok() != Some(expected) {
