@@ -11,6 +11,15 @@ pub fn set(object: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(object, &JsValue::from_str(key), value);
 }
 
+/// A plain object of named counts (`{ files: 3, bytes: 12 }`).
+pub fn counts(fields: &[(&str, u64)]) -> Object {
+    let object = Object::new();
+    for (name, value) in fields {
+        set(&object, name, &JsValue::from_f64(*value as f64));
+    }
+    object
+}
+
 /// A filesystem error as a JS `Error` whose `code` is the errno name (`EDQUOT`, ...).
 pub fn vfs_error(err: VfsError) -> JsValue {
     let error = js_sys::Error::new(&err.to_string());

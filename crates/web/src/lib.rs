@@ -12,7 +12,7 @@ mod yielding;
 
 pub use yielding::Yielding;
 
-use convert::{entry_kind, fsck_to_js, outcome_to_js, set, snapshot_to_js, vfs_error};
+use convert::{counts, entry_kind, fsck_to_js, outcome_to_js, set, snapshot_to_js, vfs_error};
 use idb_store::IdbStore;
 use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
@@ -243,10 +243,10 @@ impl Sandbox {
     /// Saves every change not yet saved; resolves to `{ records, bytes }` written.
     pub async fn flush(&self) -> Result<Object, JsValue> {
         let stats = self.fs.flush().await.map_err(vfs_error)?;
-        let object = Object::new();
-        set(&object, "records", &JsValue::from_f64(stats.records as f64));
-        set(&object, "bytes", &JsValue::from_f64(stats.bytes as f64));
-        Ok(object)
+        Ok(counts(&[
+            ("records", stats.records as u64),
+            ("bytes", stats.bytes as u64),
+        ]))
     }
 
     /// `{ bytes, files, dirs }` in use, and the quota: `{ maxBytes, maxEntries,
@@ -254,26 +254,14 @@ impl Sandbox {
     pub fn usage(&self) -> Object {
         let usage = self.fs.mem().usage();
         let quota = self.fs.mem().quota();
-        let object = Object::new();
-        set(&object, "bytes", &JsValue::from_f64(usage.bytes as f64));
-        set(&object, "files", &JsValue::from_f64(usage.files as f64));
-        set(&object, "dirs", &JsValue::from_f64(usage.dirs as f64));
-        set(
-            &object,
-            "maxBytes",
-            &JsValue::from_f64(quota.max_bytes as f64),
-        );
-        set(
-            &object,
-            "maxEntries",
-            &JsValue::from_f64(quota.max_entries as f64),
-        );
-        set(
-            &object,
-            "maxFileSize",
-            &JsValue::from_f64(quota.max_file_size as f64),
-        );
-        object
+        counts(&[
+            ("bytes", usage.bytes),
+            ("files", usage.files),
+            ("dirs", usage.dirs),
+            ("maxBytes", quota.max_bytes),
+            ("maxEntries", quota.max_entries),
+            ("maxFileSize", quota.max_file_size),
+        ])
     }
 
     /// Saves, then records the files as a snapshot; resolves to `{ id, label, created,
@@ -337,20 +325,12 @@ impl Sandbox {
         // Whatever was imported before a failure is saved too: nothing half-kept.
         self.fs.flush().await.map_err(vfs_error)?;
         let stats = result.map_err(vfs_error)?;
-        let object = Object::new();
-        set(&object, "files", &JsValue::from_f64(stats.files as f64));
-        set(
-            &object,
-            "directories",
-            &JsValue::from_f64(stats.directories as f64),
-        );
-        set(
-            &object,
-            "symlinks",
-            &JsValue::from_f64(stats.symlinks as f64),
-        );
-        set(&object, "skipped", &JsValue::from_f64(stats.skipped as f64));
-        Ok(object)
+        Ok(counts(&[
+            ("files", stats.files),
+            ("directories", stats.directories),
+            ("symlinks", stats.symlinks),
+            ("skipped", stats.skipped),
+        ]))
     }
 
     /// Saves, then reads every stored record back and checks it: resolves to

@@ -28,8 +28,8 @@ pub(crate) struct PreparedFlush {
     pub(crate) obsolete_blobs: Vec<u64>,
     /// What to undo if storage refuses: (inode, old place, new place).
     assignments: Vec<(u64, Place, Place)>,
-    /// The blob reference counts before this flush.
-    refs_before: HashMap<u64, u32>,
+    /// Reference counts this flush changed: +1 or -1 per blob, to undo on refusal.
+    ref_changes: Vec<(u64, i8)>,
     journal: Journal,
 }
 
@@ -150,7 +150,6 @@ impl MemFs {
         let mut tree = self.lock();
         let journal = std::mem::take(&mut tree.journal);
         let mut prepared = PreparedFlush {
-            refs_before: tree.blob_refs.clone(),
             ..PreparedFlush::default()
         };
         let mut released = Vec::new();
@@ -203,6 +202,7 @@ impl MemFs {
             }
             if assignment.2.0 != 0 {
                 *tree.blob_refs.entry(assignment.2.0).or_insert(0) += 1;
+                prepared.ref_changes.push((assignment.2.0, 1));
             }
         }
         for &ino in &journal.meta {
@@ -222,6 +222,7 @@ impl MemFs {
             }
             if let Some(count) = tree.blob_refs.get_mut(&blob) {
                 *count = count.saturating_sub(1);
+                prepared.ref_changes.push((blob, -1));
                 if *count == 0 {
                     tree.blob_refs.remove(&blob);
                     prepared.obsolete_blobs.push(blob);
@@ -247,7 +248,17 @@ impl MemFs {
                 (inode.blob, inode.offset) = old;
             }
         }
-        tree.blob_refs = prepared.refs_before;
+        for (blob, change) in prepared.ref_changes.into_iter().rev() {
+            let count = tree.blob_refs.entry(blob).or_insert(0);
+            *count = if change > 0 {
+                count.saturating_sub(1)
+            } else {
+                count.saturating_add(1)
+            };
+            if *count == 0 {
+                tree.blob_refs.remove(&blob);
+            }
+        }
         tree.journal.merge(prepared.journal);
     }
 
