@@ -24,14 +24,16 @@ export const QUERIES = ['listDir', 'usage', 'info', 'snapshots'] as const;
 export type QueryName = (typeof QUERIES)[number];
 
 export type Request =
-  | { type: 'init'; options: WorkerOptions }
+  // `module`: the runtime already compiled by an earlier worker of this page.
+  | { type: 'init'; options: WorkerOptions; module?: WebAssembly.Module }
   | { type: 'exec'; id: number; script: string }
   | { type: 'cancel' }
   | { type: 'call'; id: number; method: CallName; args: unknown[] }
   | { type: 'query'; id: number; method: QueryName; args: unknown[] };
 
 export type Reply =
-  | { type: 'ready' }
+  // `module`: the compiled runtime, for the page to give the next worker it starts.
+  | { type: 'ready'; module: WebAssembly.Module }
   | { type: 'initError'; message: string; code?: string }
   | { type: 'output'; id: number; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | { type: 'result'; id: number; value: unknown }

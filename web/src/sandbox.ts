@@ -47,6 +47,10 @@ interface RawResult {
   saveError: SaveError | null;
 }
 
+/** The runtime compiled by this page's first worker, by worker script URL: later
+ * workers instantiate it instead of compiling the module again. */
+const compiledRuntimes = new Map<string, WebAssembly.Module>();
+
 export class Sandbox {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
@@ -65,11 +69,13 @@ export class Sandbox {
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     const worker = new Worker(url, { type: 'module', name: 'sandtab-runtime' });
+    const runtimeKey = String(url);
     const sandbox = new Sandbox(worker);
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<Reply>) => {
         const reply = event.data;
         if (reply.type === 'ready') {
+          if (reply.module instanceof WebAssembly.Module) compiledRuntimes.set(runtimeKey, reply.module);
           worker.onmessage = (e: MessageEvent<Reply>) => sandbox.#receive(e.data);
           resolve();
         } else if (reply.type === 'initError') {
@@ -82,7 +88,11 @@ export class Sandbox {
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
       const { workerUrl: _, ...workerOptions } = options;
-      const init: Request = { type: 'init', options: workerOptions satisfies WorkerOptions };
+      const init: Request = {
+        type: 'init',
+        options: workerOptions satisfies WorkerOptions,
+        module: compiledRuntimes.get(runtimeKey),
+      };
       worker.postMessage(init);
     });
     worker.onerror = (event: ErrorEvent) => {

@@ -4,7 +4,7 @@
 // event loop a turn every few milliseconds, so the message is seen even while a
 // CPU-bound loop runs), and queries (listDir, usage) answer from memory at once.
 
-import init, { Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
+import init, { compiledModule, Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
 import { CALLS, QUERIES, type Reply, type Request } from './protocol.js';
 import type { WorkerOptions } from './types.js';
 
@@ -43,8 +43,10 @@ function takeWriterLock(name: string): Promise<boolean> {
   });
 }
 
-async function start(options: WorkerOptions): Promise<void> {
-  await init();
+async function start(options: WorkerOptions, module?: WebAssembly.Module): Promise<void> {
+  // A module compiled by an earlier worker only needs instantiating (compiling the
+  // runtime is most of a worker's start-up).
+  await init(module ? { module_or_path: module } : undefined);
   const storage = options.storage ?? ('indexedDB' in scope ? 'indexeddb' : 'memory');
   const name = options.name ?? 'default';
   if (storage !== 'memory' && !(await takeWriterLock(name))) {
@@ -56,13 +58,13 @@ async function start(options: WorkerOptions): Promise<void> {
     return;
   }
   sandbox = await WasmSandbox.open({ ...options, storage });
-  post({ type: 'ready' });
+  post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
 }
 
 async function handle(request: Request): Promise<void> {
   if (request.type === 'init') {
     try {
-      await start(request.options);
+      await start(request.options, request.module);
     } catch (err) {
       post({ type: 'initError', ...describe(err) });
     }

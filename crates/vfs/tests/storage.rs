@@ -4,7 +4,7 @@
 
 use futures::executor::block_on;
 use sandtab_vfs::storage::records::{Superblock, encode_superblock, seal};
-use sandtab_vfs::storage::{MemoryStore, fsck};
+use sandtab_vfs::storage::{ContentSink, MemoryStore, fsck};
 use sandtab_vfs::{
     ErrorKind, FileKind, ManualClock, Mount, MountSource, Quota, SandboxFs, Store, Timestamp,
     VfsError, VfsPath,
@@ -99,6 +99,66 @@ fn contents_load_only_when_read() {
     fs.mem().append(&p("/a"), b"!").unwrap();
     fs.mem().write(&p("/a"), b"new").unwrap();
     assert_eq!(fs.mem().read(&p("/a")).unwrap(), b"new");
+}
+
+/// Collects what `SandboxFs::read_into` passes on.
+#[derive(Default)]
+struct Collect {
+    size: Option<u64>,
+    data: Vec<u8>,
+}
+
+impl ContentSink for Collect {
+    fn size(&mut self, size: u64) -> Result<(), VfsError> {
+        self.size = Some(size);
+        Ok(())
+    }
+    fn piece(&mut self, data: &[u8]) {
+        self.data.extend_from_slice(data);
+    }
+}
+
+#[test]
+fn read_into_streams_stored_contents_without_loading_them() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    let big: Vec<u8> = (0..900_000u32).map(|i| (i * 7 % 253) as u8).collect();
+    fs.mem().write(&p("/big"), &big).unwrap();
+    fs.mem().write(&p("/small"), b"packed").unwrap();
+    fs.mem().symlink("big", &p("/link")).unwrap();
+    block_on(fs.flush()).unwrap();
+
+    let fs = open(&store);
+    for (path, want) in [("/link", &big[..]), ("/small", b"packed")] {
+        let mut sink = Collect::default();
+        block_on(fs.read_into(&p(path), &mut sink)).unwrap();
+        assert_eq!(sink.size, Some(want.len() as u64), "{path}");
+        assert!(sink.data == want, "{path}: contents differ");
+    }
+    assert_eq!(
+        fs.mem().read(&p("/big")).unwrap_err().kind(),
+        ErrorKind::Io,
+        "streamed contents are not kept in memory"
+    );
+    // Loaded (or changed) contents come from memory.
+    fs.mem().write(&p("/small"), b"changed").unwrap();
+    let mut sink = Collect::default();
+    block_on(fs.read_into(&p("/small"), &mut sink)).unwrap();
+    assert_eq!(sink.data, b"changed");
+    let mut sink = Collect::default();
+    let err = block_on(fs.read_into(&p("/"), &mut sink)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::IsADirectory);
+
+    // A damaged chunk in the middle of the big file stops the stream with EUCLEAN.
+    assert!(
+        (1..10).any(|blob| store.tamper_chunk(blob, 2, |record| record[100] ^= 1)),
+        "the big file has a blob of several chunks"
+    );
+    let fs = open(&store);
+    let err = block_on(fs.read_into(&p("/big"), &mut Collect::default())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt);
+    assert!(err.to_string().contains("/big"), "{err}");
+    assert!(err.to_string().contains("checksum"), "{err}");
 }
 
 #[test]

@@ -18,8 +18,8 @@ use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
 use options::StorageKind;
 use sandtab_shell::{CancelHandle, Shell, Stream, WallClock};
-use sandtab_vfs::storage::fsck;
-use sandtab_vfs::{SandboxFs, VfsPath};
+use sandtab_vfs::storage::{ContentSink, fsck};
+use sandtab_vfs::{ErrorKind, SandboxFs, VfsError, VfsPath, VfsResult};
 use send_wrapper::SendWrapper;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -29,6 +29,46 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
+}
+
+/// This runtime's compiled `WebAssembly.Module`, which the page hands to the next worker
+/// it starts so that worker instantiates it without compiling it again.
+#[wasm_bindgen(js_name = compiledModule)]
+pub fn compiled_module() -> JsValue {
+    wasm_bindgen::module()
+}
+
+/// Builds the `Uint8Array` `readFile` answers with, piece by piece.
+#[derive(Debug, Default)]
+struct ArraySink {
+    array: Option<SendWrapper<Uint8Array>>,
+    filled: u32,
+}
+
+impl ContentSink for ArraySink {
+    fn size(&mut self, size: u64) -> VfsResult<()> {
+        let length = u32::try_from(size).map_err(|_| {
+            VfsError::new(ErrorKind::FileTooLarge, "/")
+                .with_detail(format!("{size} bytes do not fit in one Uint8Array"))
+        })?;
+        self.array = Some(SendWrapper::new(Uint8Array::new_with_length(length)));
+        Ok(())
+    }
+
+    fn piece(&mut self, data: &[u8]) {
+        if let Some(array) = &self.array {
+            let end = self.filled + data.len() as u32;
+            array.subarray(self.filled, end).copy_from(data);
+            self.filled = end;
+        }
+    }
+}
+
+impl ArraySink {
+    fn into_array(self) -> Uint8Array {
+        self.array
+            .map_or_else(|| Uint8Array::new_with_length(0), SendWrapper::take)
+    }
 }
 
 /// One sandbox: a filesystem and a shell session on it.
@@ -224,11 +264,14 @@ impl Sandbox {
     #[wasm_bindgen(js_name = readFile)]
     pub async fn read_file(&self, path: String) -> Result<Uint8Array, JsValue> {
         let path = parse_path(&path)?;
-        self.fs.load_for_read(&path).await.map_err(vfs_error)?;
+        // Straight from storage into one JS array: a large file is neither loaded into
+        // the runtime's memory nor copied twice.
+        let mut sink = ArraySink::default();
         self.fs
-            .mem()
-            .read_contents_with(&path, |data| Uint8Array::from(data))
-            .map_err(vfs_error)
+            .read_into(&path, &mut sink)
+            .await
+            .map_err(vfs_error)?;
+        Ok(sink.into_array())
     }
 
     /// Writes a file (its directory must exist), replacing what was there, and saves it.

@@ -11,7 +11,7 @@
 
 use crate::idb_store::error_from_browser;
 use js_sys::{Promise, Reflect};
-use sandtab_vfs::storage::{Batch, Store, StoreFuture, StoredState};
+use sandtab_vfs::storage::{Batch, ChunkVisitor, Store, StoreFuture, StoredState};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
 use serde::{Deserialize, Serialize};
@@ -504,6 +504,36 @@ impl OpfsStore {
         Ok(())
     }
 
+    /// Reads chunk records through one reusable buffer on each side of the wasm boundary,
+    /// so a large file costs no allocation per chunk and is never held whole.
+    fn visit_extents(
+        &self,
+        extents: &[(u32, Extent)],
+        visit: &mut ChunkVisitor<'_>,
+    ) -> VfsResult<()> {
+        let longest = extents.iter().map(|(_, e)| e.len).max().unwrap_or(0);
+        let outside = js_sys::Uint8Array::new_with_length(longest);
+        let mut inside = vec![0u8; longest as usize];
+        let state = self.state.borrow();
+        let handle = &state.files[state.active].handle;
+        for &(index, extent) in extents {
+            let view = outside.subarray(0, extent.len);
+            let read = handle
+                .read_with_js_u8_array_and_options(&view, &at(extent.at))
+                .map_err(|e| opfs_error("read", e))?;
+            if read < f64::from(extent.len) {
+                return Err(VfsError::new(ErrorKind::Corrupt, "/").with_detail(format!(
+                    "OPFS log ends inside a record at byte {}",
+                    extent.at
+                )));
+            }
+            let record = &mut inside[..extent.len as usize];
+            view.copy_to(record);
+            visit(index, record)?;
+        }
+        Ok(())
+    }
+
     fn read_extent(&self, extent: Extent) -> VfsResult<Vec<u8>> {
         let state = self.state.borrow();
         read_exact(
@@ -600,6 +630,24 @@ impl Store for OpfsStore {
             .into_iter()
             .map(|(index, extent)| Ok((index, self.read_extent(extent)?)))
             .collect::<VfsResult<Vec<_>>>();
+        Box::pin(async move { result })
+    }
+
+    fn visit_blob<'a>(
+        &'a self,
+        blob: u64,
+        count: u32,
+        visit: &'a mut ChunkVisitor<'_>,
+    ) -> StoreFuture<'a, ()> {
+        let extents: Vec<(u32, Extent)> = self
+            .state
+            .borrow()
+            .index
+            .chunks
+            .range((blob, 0)..(blob, count))
+            .map(|(&(_, index), &extent)| (index, extent))
+            .collect();
+        let result = self.visit_extents(&extents, visit);
         Box::pin(async move { result })
     }
 

@@ -177,33 +177,86 @@ pub fn decode_chunks(
     size: u64,
     chunks: &[(u32, Vec<u8>)],
 ) -> VfsResult<Vec<u8>> {
-    let what = |index: u32| format!("contents {blob} chunk {index}");
-    let end = offset.saturating_add(size);
     // Never reserve more than the chunks hold: a corrupt size must not exhaust memory.
     let stored: usize = chunks.iter().map(|(_, sealed)| sealed.len()).sum();
     let mut data = Vec::with_capacity(usize::try_from(size).unwrap_or(0).min(stored));
-    let mut position = 0u64;
-    for (expected, (index, sealed)) in chunks.iter().enumerate() {
-        if usize::try_from(*index).ok() != Some(expected) {
-            return Err(corrupt(&what(*index), "chunks missing before it"));
-        }
-        let payload = unseal(sealed, &what(*index))?;
-        let chunk_end = position + payload.len() as u64;
-        if chunk_end > offset && position < end {
-            let from = offset.saturating_sub(position) as usize;
-            let to = (end.min(chunk_end) - position) as usize;
-            data.extend_from_slice(&payload[from..to]);
-        }
-        position = chunk_end;
+    let mut stream = ChunkStream::new(blob, offset, size);
+    for (index, sealed) in chunks {
+        stream.push(*index, sealed, &mut |piece| data.extend_from_slice(piece))?;
     }
-    let short = data.len() as u64 != size;
-    // A blob of its own must end where the file does: longer means a wrong record.
-    let long = offset == 0 && size > PACK_MAX_FILE as u64 && position != size;
-    if short || long {
-        return Err(corrupt(
-            &format!("contents {blob}"),
-            &format!("holds {position} bytes, its inode says {size} at offset {offset}"),
-        ));
-    }
+    stream.finish()?;
     Ok(data)
+}
+
+/// Decodes a file's contents one sealed chunk at a time (what [`decode_chunks`] does
+/// for a whole blob), so a large file can go straight to its reader without being
+/// held twice.
+#[derive(Debug)]
+pub struct ChunkStream {
+    blob: u64,
+    offset: u64,
+    size: u64,
+    /// Blob bytes seen so far.
+    position: u64,
+    /// File bytes passed on so far.
+    delivered: u64,
+    next_index: u32,
+}
+
+impl ChunkStream {
+    /// For the file at bytes `offset..offset + size` of `blob`.
+    pub fn new(blob: u64, offset: u64, size: u64) -> Self {
+        Self {
+            blob,
+            offset,
+            size,
+            position: 0,
+            delivered: 0,
+            next_index: 0,
+        }
+    }
+
+    /// Checks the next chunk (chunks come in index order, from 0) and passes the file's
+    /// bytes in it to `out`.
+    pub fn push(
+        &mut self,
+        index: u32,
+        sealed: &[u8],
+        out: &mut dyn FnMut(&[u8]),
+    ) -> VfsResult<()> {
+        let what = || format!("contents {} chunk {index}", self.blob);
+        if index != self.next_index {
+            return Err(corrupt(&what(), "chunks missing before it"));
+        }
+        let payload = unseal(sealed, &what())?;
+        let end = self.offset.saturating_add(self.size);
+        let chunk_end = self.position + payload.len() as u64;
+        if chunk_end > self.offset && self.position < end {
+            let from = self.offset.saturating_sub(self.position) as usize;
+            let to = (end.min(chunk_end) - self.position) as usize;
+            out(&payload[from..to]);
+            self.delivered += (to - from) as u64;
+        }
+        self.position = chunk_end;
+        self.next_index += 1;
+        Ok(())
+    }
+
+    /// Reports a blob that did not hold the bytes the inode names.
+    pub fn finish(self) -> VfsResult<()> {
+        let short = self.delivered != self.size;
+        // A blob of its own must end where the file does: longer means a wrong record.
+        let long =
+            self.offset == 0 && self.size > PACK_MAX_FILE as u64 && self.position != self.size;
+        if short || long {
+            return Err(corrupt(
+                &format!("contents {}", self.blob),
+                &format!(
+                    "holds {} bytes, its inode says {} at offset {}",
+                    self.position, self.size, self.offset
+                ),
+            ));
+        }
+        Ok(())
+    }
 }

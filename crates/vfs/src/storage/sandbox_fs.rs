@@ -3,7 +3,7 @@
 //! commit; file contents are read from the store when first needed.
 
 use super::records::{
-    SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body, decode_snapshot_index,
+    ChunkStream, SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body, decode_snapshot_index,
     decode_superblock, encode_snapshot_body, encode_snapshot_index, encode_superblock,
 };
 use super::store::{Batch, Store};
@@ -30,6 +30,14 @@ pub enum MountSource {
     Memory,
     /// Files given by the host (paths relative to the mount point), read-only.
     ReadOnly(Vec<(String, Vec<u8>)>),
+}
+
+/// Where [`SandboxFs::read_into`] puts a file's contents.
+pub trait ContentSink: Send {
+    /// The file's size, before any piece; an error stops the read.
+    fn size(&mut self, size: u64) -> VfsResult<()>;
+    /// The next bytes, in order.
+    fn piece(&mut self, data: &[u8]);
 }
 
 /// What a flush wrote.
@@ -188,21 +196,51 @@ impl SandboxFs {
     }
 
     async fn load(&self, path: &VfsPath, stored: StoredContents) -> VfsResult<()> {
-        let store = self.require_store()?;
-        let wanted = [(
-            stored.blob,
-            super::records::chunks_to_read(stored.offset, stored.size),
-        )];
-        let chunks = store
-            .read_blobs(&wanted)
+        // Never reserve more than the stored chunks could hold: the size is stored data.
+        let most = u64::from(super::records::chunks_to_read(stored.offset, stored.size))
+            * super::records::CHUNK_SIZE as u64;
+        let mut data = Vec::with_capacity(usize::try_from(stored.size.min(most)).unwrap_or(0));
+        self.visit_stored(&stored, &mut |piece| data.extend_from_slice(piece))
             .await
-            .map_err(|err| load_failed(path, &err))?
-            .pop()
-            .unwrap_or_default();
-        let data = super::records::decode_chunks(stored.blob, stored.offset, stored.size, &chunks)
             .map_err(|err| load_failed(path, &err))?;
         self.mem.install_contents(stored, data);
         Ok(())
+    }
+
+    /// Streams stored contents chunk by chunk, each checked, to `out`.
+    async fn visit_stored(
+        &self,
+        stored: &StoredContents,
+        out: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> VfsResult<()> {
+        let store = self.require_store()?;
+        let count = super::records::chunks_to_read(stored.offset, stored.size);
+        let mut stream = ChunkStream::new(stored.blob, stored.offset, stored.size);
+        store
+            .visit_blob(stored.blob, count, &mut |index, sealed| {
+                stream.push(index, sealed, out)
+            })
+            .await?;
+        stream.finish()
+    }
+
+    /// Passes a file's contents (following symlinks) to `sink`. A file still in storage
+    /// is read straight from it, chunk by chunk, each checked, and not kept in memory:
+    /// the way to hand a large file to the page.
+    pub async fn read_into(&self, path: &VfsPath, sink: &mut dyn ContentSink) -> VfsResult<()> {
+        match self.mem.stored_contents(path, false) {
+            Some(stored) => {
+                sink.size(stored.size)?;
+                self.visit_stored(&stored, &mut |piece| sink.piece(piece))
+                    .await
+                    .map_err(|err| load_failed(path, &err))
+            }
+            None => self.mem.read_contents_with(path, |data| {
+                sink.size(data.len() as u64)?;
+                sink.piece(data);
+                Ok(())
+            })?,
+        }
     }
 
     /// Loads every file's contents still in storage (before an export, or to check them

@@ -11,6 +11,9 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = VfsResult<T>> + Send +
 /// A blob's sealed chunks as (index, record), in index order.
 pub type BlobChunks = Vec<(u32, Vec<u8>)>;
 
+/// Receives a blob's sealed chunks one at a time: (index, record).
+pub type ChunkVisitor<'a> = dyn FnMut(u32, &[u8]) -> VfsResult<()> + Send + 'a;
+
 /// Everything read when a sandbox opens: records only, never file contents.
 #[derive(Debug, Default, Clone)]
 pub struct StoredState {
@@ -84,6 +87,25 @@ pub trait Store: Send + Sync {
                 all.push(self.read_blob(blob).await?);
             }
             Ok(all)
+        })
+    }
+    /// Passes a blob's first `count` sealed chunks to `visit` in index order, each lent
+    /// for the call only, so a large file can be read without holding all its chunks at
+    /// once. A missing chunk is simply skipped (the caller reports it).
+    fn visit_blob<'a>(
+        &'a self,
+        blob: u64,
+        count: u32,
+        visit: &'a mut ChunkVisitor<'_>,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let wanted = [(blob, count)];
+            for chunks in self.read_blobs(&wanted).await? {
+                for (index, sealed) in chunks {
+                    visit(index, &sealed)?;
+                }
+            }
+            Ok(())
         })
     }
     /// Every blob that has at least one chunk (for `fsck`).
