@@ -1,5 +1,6 @@
 //! The IndexedDB backend: a sandbox's records in one database, `sandtab:<name>`, with
-//! four object stores. A commit is one readwrite transaction over all of them, built
+//! five object stores. Inode records are kept in pages of [`INODES_PER_PAGE`], so a
+//! tree of 10,000 files opens with a few dozen reads, not 10,000. A commit is one readwrite transaction over all of them, built
 //! without awaiting anything in between (a transaction auto-commits as soon as control
 //! returns to the event loop), so it lands whole or not at all.
 
@@ -10,15 +11,24 @@ use js_sys::Uint8Array;
 use sandtab_vfs::storage::{Batch, BlobChunks, Store, StoreFuture, StoredState};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The database schema version (object stores); the record format has its own version.
-const SCHEMA_VERSION: u8 = 1;
+/// Version 1 kept one inode record per key (`inodes`); version 2 keeps pages of them
+/// (`inode_pages`) and moves version-1 records over at its first commit.
+const SCHEMA_VERSION: u8 = 2;
 const META: &str = "meta";
-const INODES: &str = "inodes";
+/// Version 1's one record per inode, read (and emptied) for migration only.
+const LEGACY_INODES: &str = "inodes";
+const INODE_PAGES: &str = "inode_pages";
 const CHUNKS: &str = "chunks";
 const SNAPSHOTS: &str = "snapshots";
-const ALL_STORES: [&str; 4] = [META, INODES, CHUNKS, SNAPSHOTS];
+const ALL_STORES: [&str; 5] = [META, LEGACY_INODES, INODE_PAGES, CHUNKS, SNAPSHOTS];
+/// Inodes `page * INODES_PER_PAGE ..` share one record: a flush rewrites the pages of
+/// the inodes it changes (a few KiB each), an open reads every page.
+pub const INODES_PER_PAGE: u64 = 256;
 /// Chunk keys are `blob * CHUNKS_PER_BLOB + index`: one number, so a blob's chunks are
 /// one key range. 4096 chunks of 256 KiB cover the 1 GiB file size limit.
 const CHUNKS_PER_BLOB: f64 = 4096.0;
@@ -29,6 +39,49 @@ pub struct IdbStore {
     /// `None` only while being dropped (closing takes the connection by value).
     db: Option<SendWrapper<Database>>,
     name: String,
+    /// The stored inode records, as last loaded or committed: a flush must rewrite
+    /// whole pages, so it needs the records it does not change.
+    inodes: Mutex<Option<InodeTable>>,
+}
+
+#[derive(Debug, Default)]
+struct InodeTable {
+    records: BTreeMap<u64, Vec<u8>>,
+    /// Version-1 records are still stored one per key (moved at the next commit).
+    legacy: bool,
+}
+
+/// A page: for each inode, its number (u64), its record's length (u32), little-endian,
+/// then the sealed record (which carries its own checksum).
+fn encode_page<'a>(records: impl Iterator<Item = (u64, &'a [u8])>) -> Vec<u8> {
+    let mut page = Vec::new();
+    for (ino, record) in records {
+        page.extend_from_slice(&ino.to_le_bytes());
+        page.extend_from_slice(&(record.len() as u32).to_le_bytes());
+        page.extend_from_slice(record);
+    }
+    page
+}
+
+fn decode_page(number: u64, mut page: &[u8], into: &mut BTreeMap<u64, Vec<u8>>) -> VfsResult<()> {
+    let bad = |why: &str| {
+        VfsError::new(ErrorKind::Corrupt, "/")
+            .with_detail(format!("IndexedDB inode page {number}: {why}"))
+    };
+    while !page.is_empty() {
+        let (head, rest) = page
+            .split_first_chunk::<12>()
+            .ok_or_else(|| bad("truncated"))?;
+        let ino = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+        let len = u32::from_le_bytes(head[8..].try_into().unwrap_or_default()) as usize;
+        if ino / INODES_PER_PAGE != number {
+            return Err(bad(&format!("holds inode {ino}, which belongs elsewhere")));
+        }
+        let record = rest.get(..len).ok_or_else(|| bad("truncated"))?;
+        into.insert(ino, record.to_vec());
+        page = &rest[len..];
+    }
+    Ok(())
 }
 
 /// The database name for a sandbox name.
@@ -104,6 +157,7 @@ impl IdbStore {
         Ok(Self {
             db: Some(SendWrapper::new(db)),
             name: name.to_owned(),
+            inodes: Mutex::new(None),
         })
     }
 
@@ -122,15 +176,10 @@ impl IdbStore {
     }
 
     async fn load_state(&self) -> VfsResult<StoredState> {
+        let table = self.read_inodes().await?;
         let err = |e| error_from_browser("read", e);
-        let tx = self
-            .db()?
-            .transaction([META, INODES])
-            .build()
-            .map_err(err)?;
+        let tx = self.db()?.transaction(META).build().map_err(err)?;
         let meta = tx.object_store(META).map_err(err)?;
-        let inodes = tx.object_store(INODES).map_err(err)?;
-        // Issue every request before awaiting any: they run in one transaction.
         let superblock = meta
             .get::<JsValue, _, _>("superblock")
             .primitive()
@@ -139,23 +188,63 @@ impl IdbStore {
             .get::<JsValue, _, _>("snapshots")
             .primitive()
             .map_err(err)?;
-        let keys = inodes.get_all_keys::<f64>().primitive().map_err(err)?;
-        let values = inodes.get_all::<JsValue>().primitive().map_err(err)?;
         let superblock = superblock.await.map_err(err)?;
         let index = index.await.map_err(err)?;
-        let keys = keys.await.map_err(err)?;
-        let values = values.await.map_err(err)?;
-        let mut state = StoredState {
+        let state = StoredState {
             superblock: superblock.map(|v| to_vec(&v)).transpose()?,
             snapshot_index: index.map(|v| to_vec(&v)).transpose()?,
-            inodes: Vec::new(),
+            inodes: table
+                .records
+                .iter()
+                .map(|(ino, record)| (*ino, record.clone()))
+                .collect(),
         };
-        for (key, value) in keys.zip(values) {
-            let key = key.map_err(err)?;
-            let value = value.map_err(err)?;
-            state.inodes.push((key as u64, to_vec(&value)?));
-        }
+        *self.inode_table() = Some(table);
         Ok(state)
+    }
+
+    /// Every inode record: the pages, and any version-1 records not yet moved.
+    async fn read_inodes(&self) -> VfsResult<InodeTable> {
+        let err = |e| error_from_browser("read", e);
+        let tx = self
+            .db()?
+            .transaction([INODE_PAGES, LEGACY_INODES])
+            .build()
+            .map_err(err)?;
+        let pages = tx.object_store(INODE_PAGES).map_err(err)?;
+        let legacy = tx.object_store(LEGACY_INODES).map_err(err)?;
+        // Issue every request before awaiting any: they run in one transaction.
+        let page_keys = pages.get_all_keys::<f64>().primitive().map_err(err)?;
+        let page_values = pages.get_all::<JsValue>().primitive().map_err(err)?;
+        let legacy_keys = legacy.get_all_keys::<f64>().primitive().map_err(err)?;
+        let legacy_values = legacy.get_all::<JsValue>().primitive().map_err(err)?;
+        let page_keys = page_keys.await.map_err(err)?;
+        let page_values = page_values.await.map_err(err)?;
+        let legacy_keys = legacy_keys.await.map_err(err)?;
+        let legacy_values = legacy_values.await.map_err(err)?;
+        let mut table = InodeTable::default();
+        for (key, value) in legacy_keys.zip(legacy_values) {
+            let key = key.map_err(err)?;
+            table
+                .records
+                .insert(key as u64, to_vec(&value.map_err(err)?)?);
+            table.legacy = true;
+        }
+        for (key, value) in page_keys.zip(page_values) {
+            let key = key.map_err(err)?;
+            decode_page(
+                key as u64,
+                &to_vec(&value.map_err(err)?)?,
+                &mut table.records,
+            )?;
+        }
+        Ok(table)
+    }
+
+    fn inode_table(&self) -> std::sync::MutexGuard<'_, Option<InodeTable>> {
+        self.inodes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     async fn load_blob(&self, blob: u64) -> VfsResult<Vec<(u32, Vec<u8>)>> {
@@ -248,6 +337,17 @@ impl IdbStore {
     }
 
     async fn write(&self, batch: Batch) -> VfsResult<()> {
+        // Pages are rewritten whole, so the records they keep must be known first.
+        if self.inode_table().is_none() {
+            let table = self.read_inodes().await?;
+            *self.inode_table() = Some(table);
+        }
+        let pages = page_writes(
+            self.inode_table()
+                .as_ref()
+                .unwrap_or(&InodeTable::default()),
+            &batch,
+        );
         let err = |e| error_from_browser("write", e);
         let tx = self
             .db()?
@@ -256,7 +356,8 @@ impl IdbStore {
             .build()
             .map_err(err)?;
         let meta = tx.object_store(META).map_err(err)?;
-        let inodes = tx.object_store(INODES).map_err(err)?;
+        let legacy = tx.object_store(LEGACY_INODES).map_err(err)?;
+        let inode_pages = tx.object_store(INODE_PAGES).map_err(err)?;
         let chunks = tx.object_store(CHUNKS).map_err(err)?;
         let snapshots = tx.object_store(SNAPSHOTS).map_err(err)?;
         // Requests go out as they are built; nothing here awaits until the commit.
@@ -276,20 +377,21 @@ impl IdbStore {
                     .map_err(err)?,
             );
         }
-        if batch.clear_inodes {
-            drop(inodes.clear().map_err(err)?);
+        if pages.legacy_moved {
+            drop(legacy.clear().map_err(err)?);
         }
-        for ino in &batch.delete_inodes {
-            drop(inodes.delete(*ino as f64).primitive().map_err(err)?);
-        }
-        for (ino, record) in &batch.put_inodes {
-            drop(
-                inodes
-                    .put(bytes(record))
-                    .with_key(*ino as f64)
-                    .primitive()
-                    .map_err(err)?,
-            );
+        for (number, page) in &pages.changed {
+            let key = *number as f64;
+            match page {
+                Some(page) => drop(
+                    inode_pages
+                        .put(bytes(page))
+                        .with_key(key)
+                        .primitive()
+                        .map_err(err)?,
+                ),
+                None => drop(inode_pages.delete(key).primitive().map_err(err)?),
+            }
         }
         for blob in &batch.delete_blobs {
             drop(chunks.delete(blob_range(*blob)).primitive().map_err(err)?);
@@ -315,7 +417,76 @@ impl IdbStore {
                     .map_err(err)?,
             );
         }
-        tx.commit().await.map_err(err)
+        tx.commit().await.map_err(err)?;
+        if let Some(table) = self.inode_table().as_mut() {
+            table.apply(&batch);
+        }
+        Ok(())
+    }
+}
+
+/// The inode pages a batch changes.
+#[derive(Debug, Default)]
+struct PageWrites {
+    /// Page number and its new contents, `None` for a page left empty.
+    changed: Vec<(u64, Option<Vec<u8>>)>,
+    /// Every record now lives in a page: empty the version-1 store.
+    legacy_moved: bool,
+}
+
+/// The pages a batch rewrites, built from `table` (the records stored now) and the batch:
+/// every page once when version-1 records are moved over.
+fn page_writes(table: &InodeTable, batch: &Batch) -> PageWrites {
+    let page_of = |ino: &u64| ino / INODES_PER_PAGE;
+    let mut touched: BTreeSet<u64> = batch.delete_inodes.iter().map(page_of).collect();
+    touched.extend(batch.put_inodes.iter().map(|(ino, _)| page_of(ino)));
+    if batch.clear_inodes || table.legacy {
+        touched.extend(table.records.keys().map(page_of));
+    }
+    let deleted: BTreeSet<u64> = batch.delete_inodes.iter().copied().collect();
+    let put: BTreeMap<u64, &[u8]> = batch
+        .put_inodes
+        .iter()
+        .map(|(ino, record)| (*ino, record.as_slice()))
+        .collect();
+    let changed = touched
+        .into_iter()
+        .map(|number| {
+            let range = number * INODES_PER_PAGE..(number + 1).saturating_mul(INODES_PER_PAGE);
+            let mut records: BTreeMap<u64, &[u8]> = BTreeMap::new();
+            if !batch.clear_inodes {
+                records.extend(
+                    table
+                        .records
+                        .range(range.clone())
+                        .filter(|(ino, _)| !deleted.contains(ino))
+                        .map(|(ino, record)| (*ino, record.as_slice())),
+                );
+            }
+            records.extend(put.range(range).map(|(ino, record)| (*ino, *record)));
+            let page = (!records.is_empty()).then(|| encode_page(records.into_iter()));
+            (number, page)
+        })
+        .collect();
+    PageWrites {
+        changed,
+        legacy_moved: table.legacy,
+    }
+}
+
+impl InodeTable {
+    /// The records once a batch has been committed.
+    fn apply(&mut self, batch: &Batch) {
+        if batch.clear_inodes {
+            self.records.clear();
+        }
+        for ino in &batch.delete_inodes {
+            self.records.remove(ino);
+        }
+        for (ino, record) in &batch.put_inodes {
+            self.records.insert(*ino, record.clone());
+        }
+        self.legacy = false;
     }
 }
 

@@ -691,6 +691,18 @@ pub async fn append_garbage_for_test(name: &str, bytes: &[u8]) -> VfsResult<()> 
     Ok(())
 }
 
+/// Flips the bits of the byte at `at` in the active log file, for tests of damage.
+pub async fn flip_byte_for_test(name: &str, at: u64) -> VfsResult<()> {
+    let store = OpfsStore::open(name).await?;
+    let state = store.state.borrow();
+    let file = &state.files[state.active];
+    let mut byte = read_exact(&file.handle, at, 1)?;
+    byte[0] ^= 0xff;
+    write_all(&file.handle, at, &byte)?;
+    file.handle.flush().map_err(|e| opfs_error("flush", e))?;
+    Ok(())
+}
+
 /// The size of the active log file and its generation, for tests of compaction.
 pub async fn log_size_for_test(name: &str) -> VfsResult<(u64, u64)> {
     let store = OpfsStore::open(name).await?;

@@ -9,7 +9,7 @@ mod common;
 use common::exec;
 use js_sys::Reflect;
 use sandtab_web::Sandbox;
-use sandtab_web::opfs_store::{append_garbage_for_test, log_size_for_test};
+use sandtab_web::opfs_store::{append_garbage_for_test, flip_byte_for_test, log_size_for_test};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -90,6 +90,36 @@ async fn a_torn_tail_is_cut_off_and_the_last_commit_stays() {
         exec(&sandbox, "cat c.txt d.txt", None).await.stdout,
         "committed\nafter\n"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
+    let name = unique("opfs-large");
+    let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 241) as u8).collect();
+    {
+        let sandbox = open(&name).await.unwrap();
+        sandbox
+            .write_file("/home/agent/big".into(), data.clone())
+            .await
+            .unwrap();
+    }
+    {
+        let sandbox = open(&name).await.unwrap();
+        let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
+        assert!(back.to_vec() == data, "read back the same bytes");
+    }
+    // The file's chunks are most of the log: its middle is inside one of them.
+    let (size, _) = log_size_for_test(&name).await.unwrap();
+    flip_byte_for_test(&name, size / 2).await.unwrap();
+    let sandbox = open(&name).await.unwrap();
+    let err = sandbox
+        .read_file("/home/agent/big".into())
+        .await
+        .unwrap_err();
+    assert_eq!(field(&err, "code").as_string().unwrap(), "EUCLEAN");
+    let message = field(&err, "message").as_string().unwrap();
+    assert!(message.contains("checksum"), "{message}");
+    assert!(message.contains("/home/agent/big"), "{message}");
 }
 
 #[wasm_bindgen_test]

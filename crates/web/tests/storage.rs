@@ -253,3 +253,187 @@ async fn snapshots_forks_and_tar_on_indexed_db() {
     assert_eq!(code(&garbage), "EINVAL");
     let _ = Uint8Array::new_with_length(0);
 }
+
+/// Opens `sandtab:<name>` as schema version 1 had it (one record per inode) and fills it
+/// with `source`'s records.
+async fn write_version_one_database(name: &str, source: &IdbStore) {
+    use indexed_db_futures::prelude::*;
+    use indexed_db_futures::transaction::TransactionMode;
+    let state = source.load().await.unwrap();
+    let mut chunks = Vec::new();
+    for blob in source.blob_ids().await.unwrap() {
+        for (index, record) in source.read_blob(blob).await.unwrap() {
+            chunks.push((blob as f64 * 4096.0 + f64::from(index), record));
+        }
+    }
+    let db =
+        indexed_db_futures::database::Database::open(&sandtab_web::idb_store::database_name(name))
+            .with_version(1u8)
+            .with_on_upgrade_needed(|_event, db| {
+                for store in ["meta", "inodes", "chunks", "snapshots"] {
+                    db.create_object_store(store).build()?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+    let tx = db
+        .transaction(["meta", "inodes", "chunks"])
+        .with_mode(TransactionMode::Readwrite)
+        .build()
+        .unwrap();
+    let bytes = |record: &[u8]| -> JsValue { Uint8Array::from(record).into() };
+    let meta = tx.object_store("meta").unwrap();
+    drop(
+        meta.put(bytes(&state.superblock.unwrap()))
+            .with_key("superblock")
+            .primitive()
+            .unwrap(),
+    );
+    let inodes = tx.object_store("inodes").unwrap();
+    for (ino, record) in &state.inodes {
+        drop(
+            inodes
+                .put(bytes(record))
+                .with_key(*ino as f64)
+                .primitive()
+                .unwrap(),
+        );
+    }
+    let chunk_store = tx.object_store("chunks").unwrap();
+    for (key, record) in &chunks {
+        drop(
+            chunk_store
+                .put(bytes(record))
+                .with_key(*key)
+                .primitive()
+                .unwrap(),
+        );
+    }
+    tx.commit().await.unwrap();
+    db.close();
+}
+
+/// How many records an object store of `sandtab:<name>` holds.
+async fn record_count(name: &str, object_store: &str) -> u32 {
+    use indexed_db_futures::prelude::*;
+    let db =
+        indexed_db_futures::database::Database::open(&sandtab_web::idb_store::database_name(name))
+            .await
+            .unwrap();
+    let count = {
+        let tx = db.transaction(object_store).build().unwrap();
+        tx.object_store(object_store)
+            .unwrap()
+            .count()
+            .await
+            .unwrap()
+    };
+    db.close();
+    count
+}
+
+#[wasm_bindgen_test]
+async fn inode_records_are_kept_in_pages_that_follow_every_change() {
+    let name = unique("pages");
+    {
+        let sandbox = open(&name).await.unwrap();
+        let out = exec(
+            &sandbox,
+            "mkdir d && cd d && for i in $(seq 1 700); do echo $i > f$i; done; ls | wc -l",
+            None,
+        )
+        .await;
+        assert_eq!(out.stdout, "700\n", "{}", out.stderr);
+    }
+    // 700 files and a few directories: three pages, not 700 records.
+    let pages = record_count(&name, "inode_pages").await;
+    assert!((3..=4).contains(&pages), "{pages} pages");
+    {
+        let sandbox = open(&name).await.unwrap();
+        let out = exec(&sandbox, "cat d/f1 d/f700; rm d/f1*; ls d | wc -l", None).await;
+        assert_eq!(out.stdout, "1\n700\n589\n", "{}", out.stderr);
+    }
+    let sandbox = open(&name).await.unwrap();
+    let out = exec(
+        &sandbox,
+        "ls d | wc -l; cat d/f2 d/f699; ls d/f1 2>&1 >/dev/null | wc -l",
+        None,
+    )
+    .await;
+    assert_eq!(out.stdout, "589\n2\n699\n1\n", "{}", out.stderr);
+    let report: JsValue = sandbox.fsck().await.unwrap().into();
+    assert!(field(&report, "clean").as_bool().unwrap(), "{:?}", report);
+}
+
+#[wasm_bindgen_test]
+async fn a_version_one_database_opens_and_moves_to_pages_at_its_first_save() {
+    let source_name = unique("v1-source");
+    {
+        let sandbox = open(&source_name).await.unwrap();
+        let out = exec(
+            &sandbox,
+            "mkdir -p src && echo 'fn main() {}' > src/main.rs && seq 1 100000 > big.txt",
+            None,
+        )
+        .await;
+        assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    }
+    let name = unique("v1");
+    write_version_one_database(&name, &IdbStore::open(&source_name).await.unwrap()).await;
+    assert!(record_count(&name, "inodes").await > 3);
+    {
+        let sandbox = open(&name).await.unwrap();
+        let out = exec(&sandbox, "cat src/main.rs; tail -n 1 big.txt", None).await;
+        assert_eq!(out.stdout, "fn main() {}\n100000\n", "{}", out.stderr);
+        assert_eq!(
+            record_count(&name, "inodes").await > 3,
+            true,
+            "reading moves nothing"
+        );
+        exec(&sandbox, "echo new > new.txt", None).await;
+    }
+    assert_eq!(
+        record_count(&name, "inodes").await,
+        0,
+        "the first save moved every record"
+    );
+    assert!(record_count(&name, "inode_pages").await >= 1);
+    let sandbox = open(&name).await.unwrap();
+    let out = exec(&sandbox, "cat src/main.rs new.txt; wc -l < big.txt", None).await;
+    assert_eq!(out.stdout, "fn main() {}\nnew\n100000\n", "{}", out.stderr);
+}
+
+#[wasm_bindgen_test]
+async fn a_damaged_inode_page_is_refused_with_euclean() {
+    use indexed_db_futures::prelude::*;
+    use indexed_db_futures::transaction::TransactionMode;
+    let name = unique("bad-page");
+    {
+        let sandbox = open(&name).await.unwrap();
+        exec(&sandbox, "echo keep > keep.txt", None).await;
+    }
+    let db =
+        indexed_db_futures::database::Database::open(&sandtab_web::idb_store::database_name(&name))
+            .await
+            .unwrap();
+    let tx = db
+        .transaction("inode_pages")
+        .with_mode(TransactionMode::Readwrite)
+        .build()
+        .unwrap();
+    let garbage: JsValue = Uint8Array::from(&[1u8, 2, 3][..]).into();
+    drop(
+        tx.object_store("inode_pages")
+            .unwrap()
+            .put(garbage)
+            .with_key(0f64)
+            .primitive()
+            .unwrap(),
+    );
+    tx.commit().await.unwrap();
+    db.close();
+    let err = open(&name).await.unwrap_err();
+    assert_eq!(code(&err), "EUCLEAN", "{}", message(&err));
+    assert!(message(&err).contains("inode page 0"), "{}", message(&err));
+}

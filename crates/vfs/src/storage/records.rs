@@ -218,12 +218,7 @@ impl ChunkStream {
 
     /// Checks the next chunk (chunks come in index order, from 0) and passes the file's
     /// bytes in it to `out`.
-    pub fn push(
-        &mut self,
-        index: u32,
-        sealed: &[u8],
-        out: &mut dyn FnMut(&[u8]),
-    ) -> VfsResult<()> {
+    pub fn push(&mut self, index: u32, sealed: &[u8], out: &mut dyn FnMut(&[u8])) -> VfsResult<()> {
         let what = || format!("contents {} chunk {index}", self.blob);
         if index != self.next_index {
             return Err(corrupt(&what(), "chunks missing before it"));

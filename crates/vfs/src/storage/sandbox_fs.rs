@@ -3,8 +3,9 @@
 //! commit; file contents are read from the store when first needed.
 
 use super::records::{
-    ChunkStream, SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body, decode_snapshot_index,
-    decode_superblock, encode_snapshot_body, encode_snapshot_index, encode_superblock,
+    ChunkStream, SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body,
+    decode_snapshot_index, decode_superblock, encode_snapshot_body, encode_snapshot_index,
+    encode_superblock,
 };
 use super::store::{Batch, Store};
 use crate::clock::Clock;
