@@ -188,17 +188,16 @@ fn at(offset: u64) -> FileSystemReadWriteOptions {
 }
 
 fn read_exact(handle: &FileSystemSyncAccessHandle, offset: u64, len: usize) -> VfsResult<Vec<u8>> {
-    // Into a JS array, then one copy into wasm memory: reading into a `&mut [u8]` would
-    // cost a zeroed buffer and two more copies in the bindings.
-    let buffer = js_sys::Uint8Array::new_with_length(u32::try_from(len).unwrap_or(u32::MAX));
+    // The bindings hand the browser a view of this buffer in wasm memory: one copy.
+    let mut buffer = vec![0u8; len];
     let read = handle
-        .read_with_js_u8_array_and_options(&buffer, &at(offset))
+        .read_with_u8_array_and_options(&mut buffer, &at(offset))
         .map_err(|e| opfs_error("read", e))?;
     if (read as usize) < len {
         return Err(VfsError::new(ErrorKind::Corrupt, "/")
             .with_detail(format!("OPFS log ends inside a record at byte {offset}")));
     }
-    Ok(buffer.to_vec())
+    Ok(buffer)
 }
 
 fn write_all(handle: &FileSystemSyncAccessHandle, offset: u64, data: &[u8]) -> VfsResult<()> {
@@ -504,22 +503,22 @@ impl OpfsStore {
         Ok(())
     }
 
-    /// Reads chunk records through one reusable buffer on each side of the wasm boundary,
-    /// so a large file costs no allocation per chunk and is never held whole.
+    /// Reads chunk records into one reusable buffer (the bindings pass the browser a view
+    /// of it in wasm memory, so each record is copied once, by the browser), so a large
+    /// file costs no allocation per chunk and is never held whole.
     fn visit_extents(
         &self,
         extents: &[(u32, Extent)],
         visit: &mut ChunkVisitor<'_>,
     ) -> VfsResult<()> {
         let longest = extents.iter().map(|(_, e)| e.len).max().unwrap_or(0);
-        let outside = js_sys::Uint8Array::new_with_length(longest);
-        let mut inside = vec![0u8; longest as usize];
+        let mut buffer = vec![0u8; longest as usize];
         let state = self.state.borrow();
         let handle = &state.files[state.active].handle;
         for &(index, extent) in extents {
-            let view = outside.subarray(0, extent.len);
+            let record = &mut buffer[..extent.len as usize];
             let read = handle
-                .read_with_js_u8_array_and_options(&view, &at(extent.at))
+                .read_with_u8_array_and_options(record, &at(extent.at))
                 .map_err(|e| opfs_error("read", e))?;
             if read < f64::from(extent.len) {
                 return Err(VfsError::new(ErrorKind::Corrupt, "/").with_detail(format!(
@@ -527,8 +526,6 @@ impl OpfsStore {
                     extent.at
                 )));
             }
-            let record = &mut inside[..extent.len as usize];
-            view.copy_to(record);
             visit(index, record)?;
         }
         Ok(())
