@@ -18,6 +18,7 @@ use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
 use options::StorageKind;
 use sandtab_shell::{CancelHandle, Shell, Stream, WallClock};
+use sandtab_vfs::storage::records::PACK_MAX_FILE;
 use sandtab_vfs::storage::{ContentSink, fsck};
 use sandtab_vfs::{ErrorKind, SandboxFs, VfsError, VfsPath, VfsResult};
 use send_wrapper::SendWrapper;
@@ -81,6 +82,8 @@ pub struct Sandbox {
     cancel: CancelHandle,
     name: String,
     storage: StorageKind,
+    /// The OPFS store again, typed, for its direct large-file reads.
+    opfs: Option<Arc<OpfsStore>>,
 }
 
 fn parse_path(path: &str) -> Result<VfsPath, JsValue> {
@@ -132,6 +135,7 @@ impl Sandbox {
             StorageKind::Memory
         });
         let clock = Arc::new(WallClock);
+        let mut opfs = None;
         let fs = match storage {
             StorageKind::Memory => SandboxFs::in_memory(clock, config.quota, config.mounts),
             StorageKind::IndexedDb => {
@@ -139,15 +143,17 @@ impl Sandbox {
                 SandboxFs::open(Arc::new(store), clock, config.quota, config.mounts).await
             }
             StorageKind::Opfs => {
-                let store = OpfsStore::open(&config.name).await.map_err(vfs_error)?;
-                SandboxFs::open(Arc::new(store), clock, config.quota, config.mounts).await
+                let store = Arc::new(OpfsStore::open(&config.name).await.map_err(vfs_error)?);
+                opfs = Some(store.clone());
+                SandboxFs::open(store, clock, config.quota, config.mounts).await
             }
         }
         .map_err(vfs_error)?;
         let fs = Arc::new(fs);
         // A new sandbox's first flush writes its root and `/home/agent`.
-        let sandbox = Self::with_fs(fs.clone(), config.limits, config.name, storage)
+        let mut sandbox = Self::with_fs(fs.clone(), config.limits, config.name, storage)
             .map_err(JsValue::from)?;
+        sandbox.opfs = opfs;
         fs.flush().await.map_err(vfs_error)?;
         Ok(sandbox)
     }
@@ -166,6 +172,7 @@ impl Sandbox {
             cancel,
             name,
             storage,
+            opfs: None,
         })
     }
 
@@ -264,8 +271,20 @@ impl Sandbox {
     #[wasm_bindgen(js_name = readFile)]
     pub async fn read_file(&self, path: String) -> Result<Uint8Array, JsValue> {
         let path = parse_path(&path)?;
-        // Straight from storage into one JS array: a large file is neither loaded into
-        // the runtime's memory nor copied twice.
+        // A large file not yet loaded goes from the OPFS log straight into the array.
+        if let Some(opfs) = &self.opfs
+            && let Some(stored) = self.fs.stored_location(&path)
+            && stored.offset == 0
+            && stored.size > PACK_MAX_FILE as u64
+            && let Ok(length) = u32::try_from(stored.size)
+        {
+            let out = Uint8Array::new_with_length(length);
+            opfs.read_blob_into(stored.blob, stored.size, &out)
+                .map_err(|err| vfs_error(SandboxFs::read_failed(&path, &err)))?;
+            return Ok(out);
+        }
+        // Otherwise straight from storage into one JS array: a file not yet loaded is
+        // neither loaded into the runtime's memory nor copied twice.
         let mut sink = ArraySink::default();
         self.fs
             .read_into(&path, &mut sink)

@@ -11,7 +11,7 @@
 
 use crate::idb_store::error_from_browser;
 use js_sys::{Promise, Reflect};
-use sandtab_vfs::storage::{Batch, ChunkVisitor, Store, StoreFuture, StoredState};
+use sandtab_vfs::storage::{Batch, ChunkVisitor, Store, StoreFuture, StoredState, records};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
 use serde::{Deserialize, Serialize};
@@ -527,6 +527,76 @@ impl OpfsStore {
                 )));
             }
             visit(index, record)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a blob that holds one file's contents from its first byte (`size` bytes)
+    /// into `out`, which must be `size` long. Each chunk's payload goes from the log
+    /// straight into the array, as a raw read would; a copy of it, still in the CPU's
+    /// cache, is then checked against its seal.
+    pub fn read_blob_into(&self, blob: u64, size: u64, out: &js_sys::Uint8Array) -> VfsResult<()> {
+        let count = records::chunks_to_read(0, size);
+        let extents: Vec<(u32, Extent)> = self
+            .state
+            .borrow()
+            .index
+            .chunks
+            .range((blob, 0)..(blob, count))
+            .map(|(&(_, index), &extent)| (index, extent))
+            .collect();
+        let corrupt =
+            |what: String, why: String| VfsError::new(ErrorKind::Corrupt, what).with_detail(why);
+        let longest = extents.iter().map(|(_, e)| e.len).max().unwrap_or(0) as usize;
+        let mut payload = vec![0u8; longest.saturating_sub(records::SEAL_LEN)];
+        let mut seal = [0u8; records::SEAL_LEN];
+        let state = self.state.borrow();
+        let handle = &state.files[state.active].handle;
+        let read = |into: &js_sys::Uint8Array, at_byte: u64| -> VfsResult<()> {
+            let got = handle
+                .read_with_js_u8_array_and_options(into, &at(at_byte))
+                .map_err(|e| opfs_error("read", e))?;
+            if got < f64::from(into.length()) {
+                return Err(corrupt(
+                    "/".into(),
+                    format!("OPFS log ends inside a record at byte {at_byte}"),
+                ));
+            }
+            Ok(())
+        };
+        let mut position = 0u64;
+        for (expected, &(index, extent)) in extents.iter().enumerate() {
+            let what = format!("contents {blob} chunk {index}");
+            if index as usize != expected {
+                return Err(corrupt(what, "chunks missing before it".into()));
+            }
+            let len = (extent.len as usize)
+                .checked_sub(records::SEAL_LEN)
+                .ok_or_else(|| corrupt(what.clone(), "record is truncated".into()))?;
+            let end = position + len as u64;
+            if end > size {
+                return Err(corrupt(
+                    format!("contents {blob}"),
+                    format!("holds more than the {size} bytes its inode says"),
+                ));
+            }
+            let seal_read = handle
+                .read_with_u8_array_and_options(&mut seal, &at(extent.at))
+                .map_err(|e| opfs_error("read", e))?;
+            if seal_read < records::SEAL_LEN as f64 {
+                return Err(corrupt(what, "record is truncated".into()));
+            }
+            let place = out.subarray(position as u32, end as u32);
+            read(&place, extent.at + records::SEAL_LEN as u64)?;
+            place.copy_to(&mut payload[..len]);
+            records::check_seal(seal, &payload[..len], &what)?;
+            position = end;
+        }
+        if position != size {
+            return Err(corrupt(
+                format!("contents {blob}"),
+                format!("holds {position} bytes, its inode says {size}"),
+            ));
         }
         Ok(())
     }

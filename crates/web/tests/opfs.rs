@@ -107,6 +107,14 @@ async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
         let sandbox = open(&name).await.unwrap();
         let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
         assert!(back.to_vec() == data, "read back the same bytes");
+        // Loaded by the shell, then read from memory: the same bytes again.
+        let out = exec(&sandbox, "wc -c < big", None).await;
+        assert_eq!(out.stdout, "3000000\n", "{}", out.stderr);
+        let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
+        assert!(
+            back.to_vec() == data,
+            "read back the same bytes from memory"
+        );
     }
     // The file's chunks are most of the log: its middle is inside one of them.
     let (size, _) = log_size_for_test(&name).await.unwrap();
@@ -120,6 +128,14 @@ async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
     let message = field(&err, "message").as_string().unwrap();
     assert!(message.contains("checksum"), "{message}");
     assert!(message.contains("/home/agent/big"), "{message}");
+    // The shell reads through the generic path: the same damage, the same verdict.
+    let out = exec(&sandbox, "cat big > /dev/null", None).await;
+    assert_ne!(out.exit_code, 0);
+    assert!(
+        out.stderr.contains("Structure needs cleaning"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[wasm_bindgen_test]

@@ -13,5 +13,5 @@ pub use archive::ImportStats;
 pub use fsck::{FsckReport, fsck};
 pub use memory_store::MemoryStore;
 pub use records::{CHUNK_SIZE, FORMAT_VERSION, SnapshotInfo};
-pub use sandbox_fs::{ContentSink, FlushStats, Mount, MountSource, SandboxFs};
+pub use sandbox_fs::{ContentSink, FlushStats, Mount, MountSource, SandboxFs, StoredLocation};
 pub use store::{Batch, BlobChunks, ChunkVisitor, Store, StoreFuture, StoredState};

@@ -71,21 +71,30 @@ pub struct SnapshotBody {
 
 /// `payload` with its checksum in front.
 pub fn seal(payload: &[u8]) -> Vec<u8> {
-    let mut sealed = Vec::with_capacity(payload.len() + 8);
+    let mut sealed = Vec::with_capacity(payload.len() + SEAL_LEN);
     sealed.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(payload).to_le_bytes());
     sealed.extend_from_slice(payload);
     sealed
 }
 
+/// The bytes a sealed record has before its payload: the payload's checksum.
+pub const SEAL_LEN: usize = 8;
+
 /// The payload of a sealed record, if its checksum holds. `what` names it in the error.
 pub fn unseal<'a>(sealed: &'a [u8], what: &str) -> VfsResult<&'a [u8]> {
-    let Some((sum, payload)) = sealed.split_first_chunk::<8>() else {
+    let Some((seal, payload)) = sealed.split_first_chunk::<SEAL_LEN>() else {
         return Err(corrupt(what, "record is truncated"));
     };
-    if u64::from_le_bytes(*sum) != xxhash_rust::xxh3::xxh3_64(payload) {
+    check_seal(*seal, payload, what)?;
+    Ok(payload)
+}
+
+/// Checks a sealed record read in two parts, its seal and its payload.
+pub fn check_seal(seal: [u8; SEAL_LEN], payload: &[u8], what: &str) -> VfsResult<()> {
+    if u64::from_le_bytes(seal) != xxhash_rust::xxh3::xxh3_64(payload) {
         return Err(corrupt(what, "checksum mismatch"));
     }
-    Ok(payload)
+    Ok(())
 }
 
 pub(crate) fn corrupt(what: &str, why: &str) -> VfsError {

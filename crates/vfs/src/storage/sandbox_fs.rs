@@ -33,6 +33,15 @@ pub enum MountSource {
     ReadOnly(Vec<(String, Vec<u8>)>),
 }
 
+/// Where a file's contents lie in storage while not loaded: bytes
+/// `offset..offset + size` of blob `blob`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredLocation {
+    pub blob: u64,
+    pub offset: u64,
+    pub size: u64,
+}
+
 /// Where [`SandboxFs::read_into`] puts a file's contents.
 pub trait ContentSink: Send {
     /// The file's size, before any piece; an error stops the read.
@@ -223,6 +232,24 @@ impl SandboxFs {
             })
             .await?;
         stream.finish()
+    }
+
+    /// Where the contents of the file `path` names (following symlinks) lie in storage,
+    /// if they are not loaded: for a backend's own fast path to read them.
+    pub fn stored_location(&self, path: &VfsPath) -> Option<StoredLocation> {
+        self.mem
+            .stored_contents(path, false)
+            .map(|stored| StoredLocation {
+                blob: stored.blob,
+                offset: stored.offset,
+                size: stored.size,
+            })
+    }
+
+    /// The error for a failed read of `path`'s stored contents: the file's path, with
+    /// what failed (the record and why) as detail.
+    pub fn read_failed(path: &VfsPath, err: &VfsError) -> VfsError {
+        load_failed(path, err)
     }
 
     /// Passes a file's contents (following symlinks) to `sink`. A file still in storage
