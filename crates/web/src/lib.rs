@@ -297,7 +297,7 @@ impl Sandbox {
     #[wasm_bindgen(js_name = writeFile)]
     pub async fn write_file(&self, path: String, data: Vec<u8>) -> Result<(), JsValue> {
         let path = parse_path(&path)?;
-        self.fs.mem().write(&path, &data).map_err(vfs_error)?;
+        self.fs.mem().write_owned(&path, data).map_err(vfs_error)?;
         self.fs.flush().await.map_err(vfs_error)?;
         Ok(())
     }

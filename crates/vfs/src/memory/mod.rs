@@ -127,6 +127,11 @@ impl MemFs {
         self.write_with(path, WriteOp::Replace(data))
     }
 
+    /// Like [`MemFs::write`], taking the buffer over instead of copying it.
+    pub fn write_owned(&self, path: &VfsPath, data: Vec<u8>) -> VfsResult<()> {
+        self.write_with(path, WriteOp::ReplaceOwned(data))
+    }
+
     /// Appends to a file, creating it (mode 0644) if needed.
     pub fn append(&self, path: &VfsPath, data: &[u8]) -> VfsResult<()> {
         self.write_with(path, WriteOp::Append(data))
@@ -482,7 +487,7 @@ fn write_inode(
     let before = match &tree.inode(ino).content {
         Content::File(data) => data.len() as u64,
         // Replacing needs none of the old contents.
-        Content::Stored { size } if matches!(op, WriteOp::Replace(_)) => *size,
+        Content::Stored { size } if op.replaces() => *size,
         Content::Stored { .. } => return not_loaded(path),
         _ => return Err(VfsError::new(ErrorKind::IsADirectory, path.to_string())),
     };

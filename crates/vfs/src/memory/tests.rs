@@ -276,6 +276,27 @@ fn byte_quota_refuses_the_write_and_changes_nothing() {
 }
 
 #[test]
+fn an_owned_write_replaces_under_the_same_quotas() {
+    let fs = quota_fs(Quota {
+        max_bytes: 10,
+        ..Quota::UNLIMITED
+    });
+    fs.write(&p("/a"), b"123456").unwrap();
+    fs.write_owned(&p("/a"), b"abc".to_vec()).unwrap();
+    assert_eq!(fs.read(&p("/a")).unwrap(), b"abc");
+    assert_eq!(
+        kind(fs.write_owned(&p("/b"), vec![7; 8])),
+        ErrorKind::QuotaExceeded
+    );
+    assert!(
+        !fs.exists(&p("/b")),
+        "a refused new file is not left behind"
+    );
+    fs.write_owned(&p("/b"), vec![7; 7]).unwrap();
+    assert_eq!(fs.usage().bytes, 10);
+}
+
+#[test]
 fn file_size_and_entry_quotas() {
     let fs = quota_fs(Quota {
         max_file_size: 4,

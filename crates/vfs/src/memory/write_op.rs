@@ -1,18 +1,26 @@
 //! A change to a file's contents, described before it is made.
 
 /// A change to a file's contents, known before it is made so quotas can be checked first.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(super) enum WriteOp<'a> {
     Replace(&'a [u8]),
+    /// Replace with a buffer the file takes over (no copy).
+    ReplaceOwned(Vec<u8>),
     Append(&'a [u8]),
     At(u64, &'a [u8]),
     Truncate(u64),
 }
 
 impl WriteOp<'_> {
-    pub(super) fn new_len(self, old: u64) -> u64 {
-        match self {
+    /// Whether the old contents do not matter.
+    pub(super) fn replaces(&self) -> bool {
+        matches!(self, WriteOp::Replace(_) | WriteOp::ReplaceOwned(_))
+    }
+
+    pub(super) fn new_len(&self, old: u64) -> u64 {
+        match *self {
             WriteOp::Replace(data) => data.len() as u64,
+            WriteOp::ReplaceOwned(ref data) => data.len() as u64,
             WriteOp::Append(data) => old.saturating_add(data.len() as u64),
             WriteOp::At(offset, data) => old.max(offset.saturating_add(data.len() as u64)),
             WriteOp::Truncate(len) => len,
@@ -25,6 +33,7 @@ impl WriteOp<'_> {
                 contents.clear();
                 contents.extend_from_slice(data);
             }
+            WriteOp::ReplaceOwned(data) => *contents = data,
             WriteOp::Append(data) => contents.extend_from_slice(data),
             WriteOp::At(offset, data) => {
                 // `new_len` was checked against MAX_FILE_SIZE, so these fit in usize.
