@@ -31,6 +31,19 @@ const BATCH_MAGIC: u32 = 0x5342_4154; // "TABS"
 const COMMIT_MAGIC: u32 = 0x434f_4d54; // "TMOC"
 const BATCH_HEADER: u64 = 16;
 const COMMIT_LEN: u64 = 8;
+/// Payloads of chunk records at least [`ALIGN_MIN`] long start on a multiple of this in
+/// the log file: the browser copies page-aligned file data much faster (a 100 MiB read
+/// from unaligned offsets took a fifth longer). Zero padding before such a record, and
+/// after the batch metadata (which decodes with trailing zeros), puts them there.
+const ALIGN: u64 = 4096;
+const ALIGN_MIN: usize = 64 * 1024;
+static ZEROS: [u8; ALIGN as usize] = [0; ALIGN as usize];
+
+/// Bytes of padding that bring `offset` up to a multiple of [`ALIGN`].
+fn padding_to_align(offset: u64) -> u64 {
+    (ALIGN - offset % ALIGN) % ALIGN
+}
+
 /// Compact when the log is this much larger than its live records (and at least 64 MiB).
 const COMPACT_FACTOR: u64 = 2;
 const COMPACT_MIN: u64 = 64 << 20;
@@ -288,11 +301,16 @@ fn replay(handle: &FileSystemSyncAccessHandle) -> VfsResult<(u64, u64, Index)> {
 
 /// Appends one batch (entries plus data) at `file.end`, flushing before the commit
 /// marker and after it. On failure the file is cut back to where it was.
-fn append(file: &mut LogFile, entries: &[Entry], data: &[&[u8]]) -> VfsResult<()> {
+/// With `align`, the data section starts on a multiple of [`ALIGN`] in the file.
+fn append(file: &mut LogFile, entries: &[Entry], data: &[&[u8]], align: bool) -> VfsResult<()> {
     let data_len: u64 = data.iter().map(|part| part.len() as u64).sum();
-    let meta = postcard::to_allocvec(entries).map_err(|err| {
+    let mut meta = postcard::to_allocvec(entries).map_err(|err| {
         VfsError::new(ErrorKind::Io, "/").with_detail(format!("encoding a batch: {err}"))
     })?;
+    if align {
+        let pad = padding_to_align(file.end + BATCH_HEADER + meta.len() as u64);
+        meta.resize(meta.len() + pad as usize, 0);
+    }
     let meta_len = u32::try_from(meta.len()).map_err(|_| {
         VfsError::new(ErrorKind::InvalidInput, "/").with_detail("batch metadata over 4 GiB")
     })?;
@@ -331,8 +349,10 @@ fn append(file: &mut LogFile, entries: &[Entry], data: &[&[u8]]) -> VfsResult<()
     }
 }
 
-/// The entries and the data section (as the records' own slices, not copied) of a batch.
-fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64) {
+/// The entries and the data section (as the records' own slices, not copied) of a batch,
+/// its length, and whether it holds a record whose payload is placed for alignment
+/// (which holds if the data section starts aligned).
+fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64, bool) {
     let mut entries = Vec::new();
     let mut data: Vec<&[u8]> = Vec::new();
     let mut data_len = 0u64;
@@ -363,7 +383,14 @@ fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64) {
             .iter()
             .map(|&blob| Entry::DeleteBlob(blob)),
     );
+    let mut aligned = false;
     for (blob, index, record) in &batch.put_chunks {
+        if record.len() >= ALIGN_MIN {
+            let pad = padding_to_align(data_len + records::SEAL_LEN as u64);
+            data.push(&ZEROS[..pad as usize]);
+            data_len += pad;
+            aligned = true;
+        }
         entries.push(Entry::PutChunk {
             blob: *blob,
             index: *index,
@@ -388,7 +415,7 @@ fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64) {
         data.push(record);
         data_len += record.len() as u64;
     }
-    (entries, data, data_len)
+    (entries, data, data_len, aligned)
 }
 
 async fn directory(
@@ -488,9 +515,9 @@ impl OpfsStore {
 
     fn commit_now(&self, batch: &Batch) -> VfsResult<()> {
         let mut state = self.state.borrow_mut();
-        let (entries, data, data_len) = encode(batch);
+        let (entries, data, data_len, align) = encode(batch);
         let active = state.active;
-        append(&mut state.files[active], &entries, &data)?;
+        append(&mut state.files[active], &entries, &data, align)?;
         let data_start = state.files[active].end - COMMIT_LEN - data_len;
         for entry in entries {
             state.index.apply(entry, data_start);
@@ -645,8 +672,8 @@ fn compact(state: &mut State) -> VfsResult<()> {
     write_all(&file.handle, 0, &header)?;
     file.end = FILE_HEADER;
     file.generation = generation;
-    let (entries, data, data_len) = encode(&batch);
-    append(file, &entries, &data)?;
+    let (entries, data, data_len, align) = encode(&batch);
+    append(file, &entries, &data, align)?;
     let mut index = Index::default();
     let data_start = file.end - COMMIT_LEN - data_len;
     for entry in entries {
@@ -768,6 +795,19 @@ pub async fn flip_byte_for_test(name: &str, at: u64) -> VfsResult<()> {
     write_all(&file.handle, at, &byte)?;
     file.handle.flush().map_err(|e| opfs_error("flush", e))?;
     Ok(())
+}
+
+/// Where each chunk record's payload starts in the active log file, and its length,
+/// for tests of alignment.
+pub async fn chunk_payloads_for_test(name: &str) -> VfsResult<Vec<(u64, u32)>> {
+    let store = OpfsStore::open(name).await?;
+    let state = store.state.borrow();
+    Ok(state
+        .index
+        .chunks
+        .values()
+        .map(|extent| (extent.at + records::SEAL_LEN as u64, extent.len))
+        .collect())
 }
 
 /// The size of the active log file and its generation, for tests of compaction.

@@ -9,7 +9,9 @@ mod common;
 use common::exec;
 use js_sys::Reflect;
 use sandtab_web::Sandbox;
-use sandtab_web::opfs_store::{append_garbage_for_test, flip_byte_for_test, log_size_for_test};
+use sandtab_web::opfs_store::{
+    append_garbage_for_test, chunk_payloads_for_test, flip_byte_for_test, log_size_for_test,
+};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -116,6 +118,11 @@ async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
             "read back the same bytes from memory"
         );
     }
+    // Large chunks' payloads start page-aligned in the log (reads of them are faster).
+    let payloads = chunk_payloads_for_test(&name).await.unwrap();
+    let large: Vec<_> = payloads.iter().filter(|(_, len)| *len > 65536).collect();
+    assert_eq!(large.len(), 12, "{payloads:?}");
+    assert!(large.iter().all(|(at, _)| at % 4096 == 0), "{large:?}");
     // The file's chunks are most of the log: its middle is inside one of them.
     let (size, _) = log_size_for_test(&name).await.unwrap();
     flip_byte_for_test(&name, size / 2).await.unwrap();
