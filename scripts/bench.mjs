@@ -16,7 +16,7 @@ import { serve } from './serve.mjs';
 import { launch } from '../tests/e2e/browsers.mjs';
 
 const ROOT = new URL('../www/dist/', import.meta.url).pathname;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 const pageTools = () => {
 function tar(files) {
