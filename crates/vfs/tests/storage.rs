@@ -604,3 +604,83 @@ fn an_impossible_file_size_in_a_record_is_corruption_not_a_crash() {
     assert_eq!(err.kind(), ErrorKind::Corrupt);
     assert!(err.to_string().contains("largest possible"), "{err}");
 }
+
+/// A store that runs a hook inside its next commit, before the batch lands: what the
+/// shell could do to a file while a flush of it is in flight.
+struct HookedStore {
+    inner: Arc<MemoryStore>,
+    hook: std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Store for HookedStore {
+    fn load(&self) -> sandtab_vfs::storage::StoreFuture<'_, sandtab_vfs::storage::StoredState> {
+        self.inner.load()
+    }
+    fn read_blob(&self, blob: u64) -> sandtab_vfs::storage::StoreFuture<'_, Vec<(u32, Vec<u8>)>> {
+        self.inner.read_blob(blob)
+    }
+    fn blob_ids(&self) -> sandtab_vfs::storage::StoreFuture<'_, Vec<u64>> {
+        self.inner.blob_ids()
+    }
+    fn read_snapshot(&self, id: u64) -> sandtab_vfs::storage::StoreFuture<'_, Option<Vec<u8>>> {
+        self.inner.read_snapshot(id)
+    }
+    fn commit(
+        &self,
+        batch: sandtab_vfs::storage::Batch,
+    ) -> sandtab_vfs::storage::StoreFuture<'_, ()> {
+        if let Some(hook) = self.hook.lock().unwrap().take() {
+            hook();
+        }
+        self.inner.commit(batch)
+    }
+    fn describe(&self) -> String {
+        "hooked".into()
+    }
+}
+
+#[test]
+fn a_write_during_a_flush_never_changes_what_that_flush_stores() {
+    let inner = Arc::new(MemoryStore::new());
+    let store = Arc::new(HookedStore {
+        inner: inner.clone(),
+        hook: std::sync::Mutex::new(None),
+    });
+    let clock = Arc::new(ManualClock::new(Timestamp(1_000_000_000)));
+    let fs = block_on(SandboxFs::open(
+        store.clone(),
+        clock,
+        Quota::UNLIMITED,
+        vec![],
+    ))
+    .unwrap();
+    let big: Vec<u8> = (0..600_000u32).map(|i| (i % 199) as u8).collect();
+    let small = b"small and packed".to_vec();
+    fs.mem().write(&p("/big"), &big).unwrap();
+    fs.mem().write(&p("/small"), &small).unwrap();
+    // While the flush is in flight: change both files in place, and replace one.
+    let mem = fs.mem().clone();
+    *store.hook.lock().unwrap() = Some(Box::new(move || {
+        mem.write_at(&p("/big"), 10, b"CHANGED").unwrap();
+        mem.append(&p("/big"), b"tail").unwrap();
+        mem.write_at(&p("/small"), 0, b"SMALL").unwrap();
+    }));
+    block_on(fs.flush()).unwrap();
+    let stored = open(&inner);
+    assert!(
+        read(&stored, "/big") == big,
+        "the flush stored the contents it started with"
+    );
+    assert_eq!(read(&stored, "/small"), small);
+    // The changes are journaled for the next flush.
+    block_on(fs.flush()).unwrap();
+    let stored = open(&inner);
+    let mut want = big.clone();
+    want[10..17].copy_from_slice(b"CHANGED");
+    want.extend_from_slice(b"tail");
+    assert!(
+        read(&stored, "/big") == want,
+        "the next flush stored the changes"
+    );
+    assert_eq!(read(&stored, "/small"), b"SMALL and packed");
+}

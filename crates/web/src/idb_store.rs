@@ -8,6 +8,7 @@ use indexed_db_futures::database::Database;
 use indexed_db_futures::prelude::*;
 use indexed_db_futures::transaction::TransactionMode;
 use js_sys::Uint8Array;
+use sandtab_vfs::storage::records::ChunkRecord;
 use sandtab_vfs::storage::{Batch, BlobChunks, Store, StoreFuture, StoredState};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
@@ -109,6 +110,17 @@ pub fn error_from_browser(what: &str, err: impl std::fmt::Display + std::fmt::De
 
 fn bytes(value: &[u8]) -> JsValue {
     Uint8Array::from(value).into()
+}
+
+/// A chunk record as one JS array (its seal, then its payload), copied once.
+fn chunk_bytes(record: &ChunkRecord) -> JsValue {
+    let (seal, payload) = record.parts();
+    let array = Uint8Array::new_with_length(record.len() as u32);
+    array.subarray(0, seal.len() as u32).copy_from(seal);
+    array
+        .subarray(seal.len() as u32, record.len() as u32)
+        .copy_from(payload);
+    array.into()
 }
 
 fn to_vec(value: &JsValue) -> VfsResult<Vec<u8>> {
@@ -399,7 +411,7 @@ impl IdbStore {
         for (blob, index, record) in &batch.put_chunks {
             drop(
                 chunks
-                    .put(bytes(record))
+                    .put(chunk_bytes(record))
                     .with_key(chunk_key(*blob, *index))
                     .primitive()
                     .map_err(err)?,

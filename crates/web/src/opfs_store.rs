@@ -397,7 +397,9 @@ fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64, bool) {
             at: data_len,
             len: record.len() as u32,
         });
-        data.push(record);
+        let (seal, payload) = record.parts();
+        data.push(seal);
+        data.push(payload);
         data_len += record.len() as u64;
     }
     entries.extend(
@@ -656,7 +658,9 @@ fn compact(state: &mut State) -> VfsResult<()> {
     };
     for (&(blob, index), extent) in &state.index.chunks {
         let record = read_exact(&state.files[active].handle, extent.at, extent.len as usize)?;
-        batch.put_chunks.push((blob, index, record));
+        batch
+            .put_chunks
+            .push((blob, index, records::ChunkRecord::from_sealed(record)));
     }
     for (&id, extent) in &state.index.snapshots {
         let record = read_exact(&state.files[active].handle, extent.at, extent.len as usize)?;

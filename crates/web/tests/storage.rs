@@ -9,7 +9,7 @@ mod common;
 use common::exec;
 use js_sys::{Reflect, Uint8Array};
 use sandtab_vfs::ErrorKind;
-use sandtab_vfs::storage::records::{Superblock, encode_superblock, seal};
+use sandtab_vfs::storage::records::{ChunkRecord, Superblock, encode_superblock, seal};
 use sandtab_vfs::storage::{Batch, Store};
 use sandtab_web::Sandbox;
 use sandtab_web::idb_store::IdbStore;
@@ -165,7 +165,7 @@ async fn a_corrupt_chunk_is_reported_by_read_and_fsck() {
     chunk[5] ^= 0x20;
     store
         .commit(Batch {
-            put_chunks: vec![(blobs[0], 0, chunk)],
+            put_chunks: vec![(blobs[0], 0, ChunkRecord::from_sealed(chunk))],
             ..Batch::default()
         })
         .await

@@ -204,7 +204,7 @@ impl MemFs {
                 tree.check_writable(dir, path)?;
                 check_write_size(&tree, &self.quota, 0, op.new_len(0), path)?;
                 tree.check_entry_quota(&self.quota, path)?;
-                tree.insert(dir, &name, Content::File(Vec::new()), 0o644, now)
+                tree.insert(dir, &name, Content::File(Arc::default()), 0o644, now)
             }
         };
         write_inode(&mut tree, &self.quota, ino, op, path, now)
@@ -495,7 +495,7 @@ fn write_inode(
     check_write_size(tree, quota, before, after, path)?;
     let inode = tree.inode_mut(ino);
     if matches!(inode.content, Content::Stored { .. }) {
-        inode.content = Content::File(Vec::new());
+        inode.content = Content::File(Arc::default());
     }
     if let Content::File(contents) = &mut inode.content {
         op.apply(contents);

@@ -10,8 +10,8 @@ use crate::metadata::Usage;
 use crate::path::{MAX_NAME_LEN, VfsPath};
 use crate::quota::Quota;
 use crate::storage::records::{
-    CHUNK_SIZE, InodeRecord, KindRecord, PACK_MAX_FILE, Superblock, corrupt, encode_chunks,
-    encode_inode,
+    CHUNK_SIZE, ChunkRecord, InodeRecord, KindRecord, PACK_MAX_FILE, Superblock, corrupt,
+    encode_chunks, encode_inode,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -22,8 +22,8 @@ pub(crate) struct PreparedFlush {
     pub(crate) superblock: Superblock,
     pub(crate) inodes: Vec<(u64, Vec<u8>)>,
     pub(crate) removed: Vec<u64>,
-    /// New contents: blob id and its sealed chunks.
-    pub(crate) contents: Vec<(u64, Vec<Vec<u8>>)>,
+    /// New contents: blob id and its chunks (sharing the files' buffers).
+    pub(crate) contents: Vec<(u64, Vec<ChunkRecord>)>,
     /// Contents no inode refers to any more.
     pub(crate) obsolete_blobs: Vec<u64>,
     /// What to undo if storage refuses: (inode, old place, new place).
@@ -53,7 +53,9 @@ impl PreparedFlush {
 fn seal_pack(tree: &mut Tree, prepared: &mut PreparedFlush, pack: Pack) {
     let blob = tree.next_blob;
     tree.next_blob += 1;
-    prepared.contents.push((blob, encode_chunks(&pack.data)));
+    prepared
+        .contents
+        .push((blob, encode_chunks(&Arc::new(pack.data))));
     for ino in pack.members {
         if let Some(inode) = tree.inodes.get_mut(&ino) {
             inode.blob = blob;
@@ -326,7 +328,7 @@ impl MemFs {
             && inode.offset == stored.offset
             && matches!(inode.content, Content::Stored { size } if size == data.len() as u64)
         {
-            inode.content = Content::File(data);
+            inode.content = Content::File(Arc::new(data));
         }
     }
 
@@ -389,7 +391,7 @@ impl MemFs {
                         *blob_refs.entry(blob).or_insert(0) += 1;
                     }
                     if size == 0 {
-                        Content::File(Vec::new())
+                        Content::File(Arc::default())
                     } else {
                         Content::Stored { size }
                     }

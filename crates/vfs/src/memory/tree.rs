@@ -7,6 +7,7 @@ use crate::metadata::{FileKind, Metadata, Usage};
 use crate::path::VfsPath;
 use crate::quota::Quota;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// Symlinks followed while resolving one path before giving up with ELOOP (Linux's value).
 const MAX_SYMLINK_HOPS: usize = 40;
@@ -14,7 +15,9 @@ pub(super) const ROOT_INO: u64 = 1;
 
 #[derive(Debug)]
 pub(super) enum Content {
-    File(Vec<u8>),
+    /// Shared with a flush in progress (so it writes the contents without copying
+    /// them); a write while shared copies first.
+    File(Arc<Vec<u8>>),
     /// A file whose contents are still only in storage (loaded on first use).
     Stored {
         size: u64,

@@ -1,5 +1,7 @@
 //! A change to a file's contents, described before it is made.
 
+use std::sync::Arc;
+
 /// A change to a file's contents, known before it is made so quotas can be checked first.
 #[derive(Debug)]
 pub(super) enum WriteOp<'a> {
@@ -27,15 +29,21 @@ impl WriteOp<'_> {
         }
     }
 
-    pub(super) fn apply(self, contents: &mut Vec<u8>) {
+    /// Makes the change. Contents shared with a flush in progress are copied first,
+    /// unless they are replaced.
+    pub(super) fn apply(self, shared: &mut Arc<Vec<u8>>) {
         match self {
-            WriteOp::Replace(data) => {
-                contents.clear();
-                contents.extend_from_slice(data);
-            }
-            WriteOp::ReplaceOwned(data) => *contents = data,
-            WriteOp::Append(data) => contents.extend_from_slice(data),
+            WriteOp::Replace(data) => match Arc::get_mut(shared) {
+                Some(contents) => {
+                    contents.clear();
+                    contents.extend_from_slice(data);
+                }
+                None => *shared = Arc::new(data.to_vec()),
+            },
+            WriteOp::ReplaceOwned(data) => *shared = Arc::new(data),
+            WriteOp::Append(data) => Arc::make_mut(shared).extend_from_slice(data),
             WriteOp::At(offset, data) => {
+                let contents = Arc::make_mut(shared);
                 // `new_len` was checked against MAX_FILE_SIZE, so these fit in usize.
                 let start = usize::try_from(offset).unwrap_or(usize::MAX);
                 let end = start.saturating_add(data.len());
@@ -45,7 +53,7 @@ impl WriteOp<'_> {
                 contents[start..end].copy_from_slice(data);
             }
             WriteOp::Truncate(len) => {
-                contents.resize(usize::try_from(len).unwrap_or(usize::MAX), 0)
+                Arc::make_mut(shared).resize(usize::try_from(len).unwrap_or(usize::MAX), 0)
             }
         }
     }

@@ -151,7 +151,7 @@ impl Store for MemoryStore {
             }
         }
         for (blob, index, record) in batch.put_chunks {
-            records.chunks.insert((blob, index), record);
+            records.chunks.insert((blob, index), record.to_sealed());
         }
         for id in batch.delete_snapshots {
             records.snapshots.remove(&id);

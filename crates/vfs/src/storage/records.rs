@@ -172,9 +172,68 @@ pub fn chunks_to_read(offset: u64, size: u64) -> u32 {
     chunk_count(offset.saturating_add(size))
 }
 
-/// A file's contents cut into sealed chunks.
-pub fn encode_chunks(data: &[u8]) -> Vec<Vec<u8>> {
-    data.chunks(CHUNK_SIZE).map(seal).collect()
+/// A content chunk on its way to storage: its seal and its payload, a range of a buffer
+/// shared with the file it came from, so a flush copies no contents. Stores write the
+/// seal, then the payload ([`ChunkRecord::parts`]); that is the sealed record.
+#[derive(Debug, Clone)]
+pub struct ChunkRecord {
+    seal: [u8; SEAL_LEN],
+    data: std::sync::Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+}
+
+impl ChunkRecord {
+    /// Seals `data[range]`.
+    pub fn new(data: std::sync::Arc<Vec<u8>>, range: std::ops::Range<usize>) -> Self {
+        let seal = xxhash_rust::xxh3::xxh3_64(&data[range.clone()]).to_le_bytes();
+        Self { seal, data, range }
+    }
+
+    /// A record as stored (seal, then payload), taken as it is, checked or not: for
+    /// copying records from one store to another.
+    pub fn from_sealed(record: Vec<u8>) -> Self {
+        let mut seal = [0u8; SEAL_LEN];
+        let split = record.len().min(SEAL_LEN);
+        seal[..split].copy_from_slice(&record[..split]);
+        let range = split..record.len();
+        Self {
+            seal,
+            data: std::sync::Arc::new(record),
+            range,
+        }
+    }
+
+    /// The seal and the payload: the record is the one followed by the other.
+    pub fn parts(&self) -> (&[u8; SEAL_LEN], &[u8]) {
+        (&self.seal, &self.data[self.range.clone()])
+    }
+
+    /// The record's length in storage.
+    pub fn len(&self) -> usize {
+        SEAL_LEN + self.range.len()
+    }
+
+    /// Never true: a record always has its seal.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The sealed record in one buffer.
+    pub fn to_sealed(&self) -> Vec<u8> {
+        let (seal, payload) = self.parts();
+        let mut record = Vec::with_capacity(self.len());
+        record.extend_from_slice(seal);
+        record.extend_from_slice(payload);
+        record
+    }
+}
+
+/// A file's contents cut into chunk records that share its buffer.
+pub fn encode_chunks(data: &std::sync::Arc<Vec<u8>>) -> Vec<ChunkRecord> {
+    (0..data.len())
+        .step_by(CHUNK_SIZE)
+        .map(|start| ChunkRecord::new(data.clone(), start..(start + CHUNK_SIZE).min(data.len())))
+        .collect()
 }
 
 /// A file's contents, bytes `offset..offset + size` of a blob, from the blob's sealed

@@ -3,7 +3,7 @@
 //! commit; file contents are read from the store when first needed.
 
 use super::records::{
-    ChunkStream, SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body,
+    ChunkRecord, ChunkStream, SnapshotBody, SnapshotInfo, decode_inode, decode_snapshot_body,
     decode_snapshot_index, decode_superblock, encode_snapshot_body, encode_snapshot_index,
     encode_superblock,
 };
@@ -559,7 +559,9 @@ impl SandboxFs {
         };
         for blob in blobs {
             for (index, chunk) in store.read_blob(blob).await? {
-                batch.put_chunks.push((blob, index, chunk));
+                batch
+                    .put_chunks
+                    .push((blob, index, ChunkRecord::from_sealed(chunk)));
             }
         }
         target.commit(batch).await

@@ -1,6 +1,7 @@
 //! What a storage backend provides: a handful of keyed record sets and one atomic commit.
 
 use crate::error::VfsResult;
+use crate::storage::records::ChunkRecord;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -33,8 +34,8 @@ pub struct Batch {
     pub clear_inodes: bool,
     pub put_inodes: Vec<(u64, Vec<u8>)>,
     pub delete_inodes: Vec<u64>,
-    /// Sealed chunks: (blob, index, record). Blobs are written once, never changed.
-    pub put_chunks: Vec<(u64, u32, Vec<u8>)>,
+    /// Chunks: (blob, index, record). Blobs are written once, never changed.
+    pub put_chunks: Vec<(u64, u32, ChunkRecord)>,
     /// Blobs whose chunks all go.
     pub delete_blobs: Vec<u64>,
     pub put_snapshots: Vec<(u64, Vec<u8>)>,
