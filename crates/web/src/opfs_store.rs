@@ -593,6 +593,9 @@ impl OpfsStore {
             }
             Ok(())
         };
+        let seal_len = records::SEAL_LEN as u64;
+        // The previous payload's last bytes, once there is one that long.
+        let mut previous_tail: Option<[u8; records::SEAL_LEN]> = None;
         let mut position = 0u64;
         for (expected, &(index, extent)) in extents.iter().enumerate() {
             let what = format!("contents {blob} chunk {index}");
@@ -609,16 +612,29 @@ impl OpfsStore {
                     format!("holds more than the {size} bytes its inode says"),
                 ));
             }
-            let seal_read = handle
-                .read_with_u8_array_and_options(&mut seal, &at(extent.at))
-                .map_err(|e| opfs_error("read", e))?;
-            if seal_read < records::SEAL_LEN as f64 {
-                return Err(corrupt(what, "record is truncated".into()));
-            }
             let place = out.subarray(position as u32, end as u32);
-            read(&place, extent.at + records::SEAL_LEN as u64)?;
+            if let Some(tail) = &previous_tail {
+                // One read for the seal and the payload: the seal lands on the last
+                // bytes of the previous payload, which are put back from `tail`.
+                let seal_place = out.subarray((position - seal_len) as u32, position as u32);
+                let record = out.subarray((position - seal_len) as u32, end as u32);
+                read(&record, extent.at)?;
+                seal_place.copy_to(&mut seal);
+                seal_place.copy_from(tail);
+            } else {
+                let seal_read = handle
+                    .read_with_u8_array_and_options(&mut seal, &at(extent.at))
+                    .map_err(|e| opfs_error("read", e))?;
+                if seal_read < seal_len as f64 {
+                    return Err(corrupt(what, "record is truncated".into()));
+                }
+                read(&place, extent.at + seal_len)?;
+            }
             place.copy_to(&mut payload[..len]);
             records::check_seal(seal, &payload[..len], &what)?;
+            previous_tail = payload[..len]
+                .last_chunk::<{ records::SEAL_LEN }>()
+                .copied();
             position = end;
         }
         if position != size {
