@@ -63,7 +63,8 @@ export class Sandbox {
 
   /** Starts a runtime worker and opens the sandbox `options.name` in it: from
    * IndexedDB (created if new) unless `storage: 'memory'`. Only metadata is read at
-   * start; file contents load when first used. Rejects with a `SandboxError` for bad
+   * start; file contents load when first used. The first sandbox of a page compiles the
+   * runtime; later ones reuse the compiled module. Rejects with a `SandboxError` for bad
    * options (naming the field), a sandbox open in another tab (`EBUSY`), stored data
    * this version cannot read (`ENOTSUP`, `EUCLEAN`), or a worker that cannot start. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
