@@ -21,12 +21,13 @@ const ALL = {
         '--disable-quic',
       ],
     }),
-  firefox: () =>
+  firefox: (prefs = {}) =>
     puppeteer.launch({
       browser: 'firefox',
       executablePath: process.env.FIREFOX_BIN ?? '/usr/bin/firefox-esr',
       headless: true,
       extraPrefsFirefox: {
+        ...prefs,
         'app.update.enabled': false,
         'network.captive-portal-service.enabled': false,
         'network.connectivity-service.enabled': false,
@@ -47,8 +48,9 @@ for (const name of browserNames) {
   if (!(name in ALL)) throw new Error(`unknown browser ${name} in SANDTAB_BROWSERS (known: ${Object.keys(ALL)})`);
 }
 
-export function launch(name) {
-  return ALL[name]();
+/** Launches browser `name`; `firefoxPrefs` adds preferences to a Firefox profile. */
+export function launch(name, { firefoxPrefs } = {}) {
+  return name === 'firefox' ? ALL.firefox(firefoxPrefs) : ALL[name]();
 }
 
 /** Opens `url` in a new page and records every console error and page error. */

@@ -684,3 +684,25 @@ fn a_write_during_a_flush_never_changes_what_that_flush_stores() {
     );
     assert_eq!(read(&stored, "/small"), b"SMALL and packed");
 }
+
+#[test]
+fn refused_flushes_then_a_deletion_leave_no_orphan_contents() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/keep"), b"precious").unwrap();
+    block_on(fs.flush()).unwrap();
+    let big = vec![7u8; 300_000];
+    fs.mem().write(&p("/big"), &big).unwrap();
+    store.fail_next_commit(VfsError::new(ErrorKind::QuotaExceeded, "/"));
+    assert!(block_on(fs.flush()).is_err());
+    fs.mem().write(&p("/later"), b"later").unwrap();
+    store.fail_next_commit(VfsError::new(ErrorKind::QuotaExceeded, "/"));
+    assert!(block_on(fs.flush()).is_err());
+    fs.mem().remove_file(&p("/big")).unwrap();
+    block_on(fs.flush()).unwrap();
+    let report = block_on(fsck(store.as_ref())).unwrap();
+    assert!(report.is_clean(), "{:?}", report.problems);
+    let fs = open(&store);
+    assert_eq!(read(&fs, "/keep"), b"precious");
+    assert_eq!(read(&fs, "/later"), b"later");
+}

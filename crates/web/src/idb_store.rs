@@ -1,20 +1,23 @@
 //! The IndexedDB backend: a sandbox's records in one database, `sandtab:<name>`, with
 //! five object stores. Inode records are kept in pages of [`INODES_PER_PAGE`], so a
-//! tree of 10,000 files opens with a few dozen reads, not 10,000. A commit is one readwrite transaction over all of them, built
-//! without awaiting anything in between (a transaction auto-commits as soon as control
-//! returns to the event loop), so it lands whole or not at all.
+//! tree of 10,000 files opens with a few dozen reads, not 10,000. Reads go through
+//! `indexed_db_futures`; a commit is one readwrite transaction over every store, issued
+//! at once by `js/idb_commit.js` on a second connection and left to commit by itself, so
+//! a request the browser refuses (its quota) aborts all of it: it lands whole or not at
+//! all.
 
 use indexed_db_futures::database::Database;
 use indexed_db_futures::prelude::*;
-use indexed_db_futures::transaction::TransactionMode;
-use js_sys::Uint8Array;
+use js_sys::{Array, Uint8Array};
 use sandtab_vfs::storage::records::ChunkRecord;
 use sandtab_vfs::storage::{Batch, BlobChunks, Store, StoreFuture, StoredState};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 
 /// The database schema version (object stores); the record format has its own version.
 /// Version 1 kept one inode record per key (`inodes`); version 2 keeps pages of them
@@ -43,11 +46,16 @@ pub struct IdbStore {
     /// The stored inode records, as last loaded or committed: a flush must rewrite
     /// whole pages, so it needs the records it does not change.
     inodes: Mutex<Option<InodeTable>>,
+    /// A second connection, for commits (see `js/idb_commit.js`).
+    writer: Option<SendWrapper<JsValue>>,
 }
 
 #[derive(Debug, Default)]
 struct InodeTable {
     records: BTreeMap<u64, Vec<u8>>,
+    /// The stored superblock and snapshot index, to put back after a partial commit.
+    superblock: Option<Vec<u8>>,
+    snapshot_index: Option<Vec<u8>>,
     /// Version-1 records are still stored one per key (moved at the next commit).
     legacy: bool,
 }
@@ -166,10 +174,14 @@ impl IdbStore {
                     error_from_browser("open", err)
                 }
             })?;
+        let writer = JsFuture::from(open_for_writes(&database_name(name)))
+            .await
+            .map_err(|reason| error_from_browser("open", JsError(reason)))?;
         Ok(Self {
             db: Some(SendWrapper::new(db)),
             name: name.to_owned(),
             inodes: Mutex::new(None),
+            writer: Some(SendWrapper::new(writer)),
         })
     }
 
@@ -189,22 +201,9 @@ impl IdbStore {
 
     async fn load_state(&self) -> VfsResult<StoredState> {
         let table = self.read_inodes().await?;
-        let err = |e| error_from_browser("read", e);
-        let tx = self.db()?.transaction(META).build().map_err(err)?;
-        let meta = tx.object_store(META).map_err(err)?;
-        let superblock = meta
-            .get::<JsValue, _, _>("superblock")
-            .primitive()
-            .map_err(err)?;
-        let index = meta
-            .get::<JsValue, _, _>("snapshots")
-            .primitive()
-            .map_err(err)?;
-        let superblock = superblock.await.map_err(err)?;
-        let index = index.await.map_err(err)?;
         let state = StoredState {
-            superblock: superblock.map(|v| to_vec(&v)).transpose()?,
-            snapshot_index: index.map(|v| to_vec(&v)).transpose()?,
+            superblock: table.superblock.clone(),
+            snapshot_index: table.snapshot_index.clone(),
             inodes: table
                 .records
                 .iter()
@@ -215,14 +214,16 @@ impl IdbStore {
         Ok(state)
     }
 
-    /// Every inode record: the pages, and any version-1 records not yet moved.
+    /// The superblock, the snapshot index and every inode record: the pages, and any
+    /// version-1 records not yet moved.
     async fn read_inodes(&self) -> VfsResult<InodeTable> {
         let err = |e| error_from_browser("read", e);
         let tx = self
             .db()?
-            .transaction([INODE_PAGES, LEGACY_INODES])
+            .transaction([META, INODE_PAGES, LEGACY_INODES])
             .build()
             .map_err(err)?;
+        let meta = tx.object_store(META).map_err(err)?;
         let pages = tx.object_store(INODE_PAGES).map_err(err)?;
         let legacy = tx.object_store(LEGACY_INODES).map_err(err)?;
         // Issue every request before awaiting any: they run in one transaction.
@@ -230,11 +231,25 @@ impl IdbStore {
         let page_values = pages.get_all::<JsValue>().primitive().map_err(err)?;
         let legacy_keys = legacy.get_all_keys::<f64>().primitive().map_err(err)?;
         let legacy_values = legacy.get_all::<JsValue>().primitive().map_err(err)?;
+        let superblock = meta
+            .get::<JsValue, _, _>("superblock")
+            .primitive()
+            .map_err(err)?;
+        let index = meta
+            .get::<JsValue, _, _>("snapshots")
+            .primitive()
+            .map_err(err)?;
         let page_keys = page_keys.await.map_err(err)?;
         let page_values = page_values.await.map_err(err)?;
         let legacy_keys = legacy_keys.await.map_err(err)?;
         let legacy_values = legacy_values.await.map_err(err)?;
-        let mut table = InodeTable::default();
+        let superblock = superblock.await.map_err(err)?;
+        let index = index.await.map_err(err)?;
+        let mut table = InodeTable {
+            superblock: superblock.map(|v| to_vec(&v)).transpose()?,
+            snapshot_index: index.map(|v| to_vec(&v)).transpose()?,
+            ..InodeTable::default()
+        };
         for (key, value) in legacy_keys.zip(legacy_values) {
             let key = key.map_err(err)?;
             table
@@ -360,81 +375,168 @@ impl IdbStore {
                 .unwrap_or(&InodeTable::default()),
             &batch,
         );
-        let err = |e| error_from_browser("write", e);
-        let tx = self
-            .db()?
-            .transaction(ALL_STORES)
-            .with_mode(TransactionMode::Readwrite)
-            .build()
-            .map_err(err)?;
-        let meta = tx.object_store(META).map_err(err)?;
-        let legacy = tx.object_store(LEGACY_INODES).map_err(err)?;
-        let inode_pages = tx.object_store(INODE_PAGES).map_err(err)?;
-        let chunks = tx.object_store(CHUNKS).map_err(err)?;
-        let snapshots = tx.object_store(SNAPSHOTS).map_err(err)?;
-        // Requests go out as they are built; nothing here awaits until the commit.
-        if let Some(superblock) = &batch.superblock {
-            drop(
-                meta.put(bytes(superblock))
-                    .with_key("superblock")
-                    .primitive()
-                    .map_err(err)?,
-            );
-        }
-        if let Some(index) = &batch.snapshot_index {
-            drop(
-                meta.put(bytes(index))
-                    .with_key("snapshots")
-                    .primitive()
-                    .map_err(err)?,
-            );
-        }
+        // Deletions first, then metadata, then contents. Firefox (153) keeps the requests
+        // that come after one the quota refuses, though the transaction aborts: with this
+        // order what it keeps can only be contents nothing refers to yet, or metadata,
+        // which `undo_partial_commit` puts back.
+        let ops = Ops::default();
         if pages.legacy_moved {
-            drop(legacy.clear().map_err(err)?);
-        }
-        for (number, page) in &pages.changed {
-            let key = *number as f64;
-            match page {
-                Some(page) => drop(
-                    inode_pages
-                        .put(bytes(page))
-                        .with_key(key)
-                        .primitive()
-                        .map_err(err)?,
-                ),
-                None => drop(inode_pages.delete(key).primitive().map_err(err)?),
-            }
+            ops.clear(LEGACY_INODES);
         }
         for blob in &batch.delete_blobs {
-            drop(chunks.delete(blob_range(*blob)).primitive().map_err(err)?);
-        }
-        for (blob, index, record) in &batch.put_chunks {
-            drop(
-                chunks
-                    .put(chunk_bytes(record))
-                    .with_key(chunk_key(*blob, *index))
-                    .primitive()
-                    .map_err(err)?,
-            );
+            let range = blob_range(*blob);
+            ops.delete_range(CHUNKS, *range.start(), *range.end());
         }
         for id in &batch.delete_snapshots {
-            drop(snapshots.delete(*id as f64).primitive().map_err(err)?);
+            ops.delete(SNAPSHOTS, (*id as f64).into());
+        }
+        for (number, page) in &pages.changed {
+            if page.is_none() {
+                ops.delete(INODE_PAGES, (*number as f64).into());
+            }
+        }
+        if let Some(superblock) = &batch.superblock {
+            ops.put(META, "superblock".into(), bytes(superblock));
+        }
+        if let Some(index) = &batch.snapshot_index {
+            ops.put(META, "snapshots".into(), bytes(index));
+        }
+        for (number, page) in &pages.changed {
+            if let Some(page) = page {
+                ops.put(INODE_PAGES, (*number as f64).into(), bytes(page));
+            }
+        }
+        for (blob, index, record) in &batch.put_chunks {
+            ops.put(CHUNKS, chunk_key(*blob, *index).into(), chunk_bytes(record));
         }
         for (id, record) in &batch.put_snapshots {
-            drop(
-                snapshots
-                    .put(bytes(record))
-                    .with_key(*id as f64)
-                    .primitive()
-                    .map_err(err)?,
-            );
+            ops.put(SNAPSHOTS, (*id as f64).into(), bytes(record));
         }
-        tx.commit().await.map_err(err)?;
+        if let Err(reason) = self.commit_ops(ops).await {
+            let failure = error_from_browser("write", JsError(reason));
+            return Err(match self.undo_partial_commit(&batch, &pages).await {
+                Ok(()) => failure,
+                Err(undo) => VfsError::new(failure.kind(), "/").with_detail(format!(
+                    "{}; putting back what the browser kept of it failed too: {}",
+                    failure.detail().unwrap_or_default(),
+                    undo.detail().unwrap_or_default()
+                )),
+            });
+        }
         if let Some(table) = self.inode_table().as_mut() {
             table.apply(&batch);
         }
         Ok(())
     }
+
+    async fn commit_ops(&self, ops: Ops) -> Result<(), JsValue> {
+        let stores: Array = ALL_STORES.iter().map(|s| JsValue::from(*s)).collect();
+        let writer = self
+            .writer
+            .as_deref()
+            .ok_or_else(|| JsValue::from_str("IndexedDB connection closed"))?;
+        JsFuture::from(commit_batch(writer, &stores, &ops.0))
+            .await
+            .map(drop)
+    }
+
+    /// After a refused commit, makes the database what it was before it, whatever the
+    /// browser kept: first the batch's new contents go (which frees the room), then the
+    /// metadata it wrote is put back from the copy this store keeps.
+    async fn undo_partial_commit(&self, batch: &Batch, pages: &PageWrites) -> VfsResult<()> {
+        let undo = |reason| error_from_browser("undo", JsError(reason));
+        let fresh = Ops::default();
+        for (blob, index, _) in &batch.put_chunks {
+            fresh.delete(CHUNKS, chunk_key(*blob, *index).into());
+        }
+        for (id, _) in &batch.put_snapshots {
+            fresh.delete(SNAPSHOTS, (*id as f64).into());
+        }
+        self.commit_ops(fresh).await.map_err(undo)?;
+        let restore = Ops::default();
+        {
+            let guard = self.inode_table();
+            let table = guard.as_ref().ok_or_else(closed)?;
+            let put_back = |key: &str, old: &Option<Vec<u8>>| match old {
+                Some(record) => restore.put(META, key.into(), bytes(record)),
+                None => restore.delete(META, key.into()),
+            };
+            if batch.superblock.is_some() {
+                put_back("superblock", &table.superblock);
+            }
+            if batch.snapshot_index.is_some() {
+                put_back("snapshots", &table.snapshot_index);
+            }
+            for (number, _) in &pages.changed {
+                match table.page(*number) {
+                    Some(page) => restore.put(INODE_PAGES, (*number as f64).into(), bytes(&page)),
+                    None => restore.delete(INODE_PAGES, (*number as f64).into()),
+                }
+            }
+        }
+        self.commit_ops(restore).await.map_err(undo)
+    }
+}
+
+/// The requests of one commit, for `js/idb_commit.js`.
+#[derive(Default)]
+struct Ops(Array);
+
+impl Ops {
+    fn push(&self, store: &str, kind: &str, a: JsValue, b: JsValue) {
+        self.0
+            .push(&Array::of4(&store.into(), &kind.into(), &a, &b));
+    }
+    fn put(&self, store: &str, key: JsValue, value: JsValue) {
+        self.push(store, "put", key, value);
+    }
+    fn delete(&self, store: &str, key: JsValue) {
+        self.push(store, "delete", key, JsValue::UNDEFINED);
+    }
+    fn delete_range(&self, store: &str, low: f64, high: f64) {
+        self.push(store, "deleteRange", low.into(), high.into());
+    }
+    fn clear(&self, store: &str) {
+        self.push(store, "clear", JsValue::UNDEFINED, JsValue::UNDEFINED);
+    }
+}
+
+/// A browser error value, for messages: its name and message.
+struct JsError(JsValue);
+
+impl std::fmt::Display for JsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let field = |key: &str| {
+            js_sys::Reflect::get(&self.0, &key.into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default()
+        };
+        match (field("name"), field("message")) {
+            (name, message) if !name.is_empty() => write!(f, "{name}: {message}"),
+            _ => write!(f, "{:?}", self.0),
+        }
+    }
+}
+
+impl std::fmt::Debug for JsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+fn closed() -> VfsError {
+    VfsError::new(ErrorKind::Io, "/").with_detail("IndexedDB connection closed")
+}
+
+#[wasm_bindgen(module = "/src/js/idb_commit.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = openForWrites)]
+    fn open_for_writes(name: &str) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = commitBatch)]
+    fn commit_batch(db: &JsValue, stores: &Array, ops: &Array) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = closeConnection)]
+    fn close_connection(db: &JsValue);
 }
 
 /// The inode pages a batch changes.
@@ -487,8 +589,25 @@ fn page_writes(table: &InodeTable, batch: &Batch) -> PageWrites {
 }
 
 impl InodeTable {
+    /// Page `number` as stored, if it holds any record.
+    fn page(&self, number: u64) -> Option<Vec<u8>> {
+        let first = number * INODES_PER_PAGE;
+        let mut records = self
+            .records
+            .range(first..first.saturating_add(INODES_PER_PAGE))
+            .map(|(ino, record)| (*ino, record.as_slice()))
+            .peekable();
+        records.peek().is_some().then(|| encode_page(records))
+    }
+
     /// The records once a batch has been committed.
     fn apply(&mut self, batch: &Batch) {
+        if let Some(superblock) = &batch.superblock {
+            self.superblock = Some(superblock.clone());
+        }
+        if let Some(index) = &batch.snapshot_index {
+            self.snapshot_index = Some(index.clone());
+        }
         if batch.clear_inodes {
             self.records.clear();
         }
@@ -510,6 +629,11 @@ impl Drop for IdbStore {
             && db.valid()
         {
             db.take().close();
+        }
+        if let Some(writer) = self.writer.take()
+            && writer.valid()
+        {
+            close_connection(&writer.take());
         }
     }
 }

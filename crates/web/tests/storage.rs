@@ -386,9 +386,8 @@ async fn a_version_one_database_opens_and_moves_to_pages_at_its_first_save() {
         let sandbox = open(&name).await.unwrap();
         let out = exec(&sandbox, "cat src/main.rs; tail -n 1 big.txt", None).await;
         assert_eq!(out.stdout, "fn main() {}\n100000\n", "{}", out.stderr);
-        assert_eq!(
+        assert!(
             record_count(&name, "inodes").await > 3,
-            true,
             "reading moves nothing"
         );
         exec(&sandbox, "echo new > new.txt", None).await;
