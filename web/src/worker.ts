@@ -46,7 +46,13 @@ function takeWriterLock(name: string): Promise<boolean> {
 async function start(options: WorkerOptions, module?: WebAssembly.Module): Promise<void> {
   // A module compiled by an earlier worker only needs instantiating (compiling the
   // runtime is most of a worker's start-up).
-  await init(module ? { module_or_path: module } : undefined);
+  try {
+    await init(module ? { module_or_path: module } : undefined);
+  } catch (err) {
+    // A module from before the site was updated does not fit this worker's glue.
+    if (!module) throw err;
+    await init();
+  }
   const storage = options.storage ?? ('indexedDB' in scope ? 'indexeddb' : 'memory');
   const name = options.name ?? 'default';
   if (storage !== 'memory' && !(await takeWriterLock(name))) {

@@ -60,6 +60,7 @@ pub(crate) fn io_error(err: VfsError) -> io::Error {
         ErrorKind::Busy => io::ErrorKind::ResourceBusy,
         ErrorKind::QuotaExceeded => io::ErrorKind::QuotaExceeded,
         ErrorKind::FileTooLarge => io::ErrorKind::FileTooLarge,
+        ErrorKind::OutOfMemory => io::ErrorKind::OutOfMemory,
         ErrorKind::NotPermitted => io::ErrorKind::PermissionDenied,
         ErrorKind::ReadOnly => io::ErrorKind::ReadOnlyFilesystem,
         ErrorKind::CrossDevice => io::ErrorKind::CrossesDevices,

@@ -30,6 +30,8 @@ pub enum ErrorKind {
     QuotaExceeded,
     /// EFBIG: the file would exceed the largest file size allowed.
     FileTooLarge,
+    /// ENOMEM: the runtime could not get the memory the operation needs.
+    OutOfMemory,
     /// EPERM: the operation is never allowed on this entry (a hard link to a directory).
     NotPermitted,
     /// EROFS: the path is on a read-only mount.
@@ -60,6 +62,7 @@ impl ErrorKind {
             Self::Busy => "EBUSY",
             Self::QuotaExceeded => "EDQUOT",
             Self::FileTooLarge => "EFBIG",
+            Self::OutOfMemory => "ENOMEM",
             Self::NotPermitted => "EPERM",
             Self::ReadOnly => "EROFS",
             Self::CrossDevice => "EXDEV",
@@ -83,6 +86,7 @@ impl ErrorKind {
             Self::Busy => "Device or resource busy",
             Self::QuotaExceeded => "Disk quota exceeded",
             Self::FileTooLarge => "File too large",
+            Self::OutOfMemory => "Cannot allocate memory",
             Self::NotPermitted => "Operation not permitted",
             Self::ReadOnly => "Read-only file system",
             Self::CrossDevice => "Invalid cross-device link",

@@ -603,6 +603,27 @@ fn an_impossible_file_size_in_a_record_is_corruption_not_a_crash() {
     let err = open_with(&store, tmp_mount()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Corrupt);
     assert!(err.to_string().contains("largest possible"), "{err}");
+
+    // A size within the limit that the blob does not hold: the read says so.
+    let forged = encode_inode(&InodeRecord {
+        kind: KindRecord::File {
+            size: 900 << 20,
+            blob: 1,
+            offset: 0,
+        },
+        mode: 0o644,
+        links: 1,
+        modified: 0,
+        accessed: 0,
+        changed: 0,
+        created: 0,
+    });
+    assert!(store.tamper_inode(ino, |record| *record = forged));
+    let fs = open(&store);
+    let err = block_on(fs.load_for_read(&p("/f"))).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
+    let err = block_on(fs.read_into(&p("/f"), &mut Collect::default())).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Corrupt, "{err}");
 }
 
 /// A store that runs a hook inside its next commit, before the batch lands: what the

@@ -3,7 +3,7 @@
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use sandtab_shell::ExecOutcome;
 use sandtab_vfs::storage::{FsckReport, SnapshotInfo};
-use sandtab_vfs::{FileKind, VfsError};
+use sandtab_vfs::{ErrorKind, FileKind, VfsError, VfsResult};
 use wasm_bindgen::prelude::*;
 
 pub fn set(object: &Object, key: &str, value: &JsValue) {
@@ -106,4 +106,21 @@ pub fn fsck_to_js(report: &FsckReport) -> Object {
         &JsValue::from_f64(report.bytes_checked as f64),
     );
     object
+}
+
+/// A zeroed `Uint8Array` of `size` bytes, or ENOMEM/EFBIG if the browser cannot make it
+/// (the size may come from stored data).
+pub fn new_byte_array(size: u64) -> VfsResult<Uint8Array> {
+    let length = u32::try_from(size).map_err(|_| {
+        VfsError::new(ErrorKind::FileTooLarge, "/")
+            .with_detail(format!("{size} bytes do not fit in one Uint8Array"))
+    })?;
+    // `Reflect.construct` throws where `new_with_length` would abort the runtime.
+    let constructor: js_sys::Function = Uint8Array::new_with_length(0).constructor();
+    Reflect::construct(&constructor, &Array::of1(&length.into()))
+        .map(JsCast::unchecked_into)
+        .map_err(|_| {
+            VfsError::new(ErrorKind::OutOfMemory, "/")
+                .with_detail(format!("the browser cannot make an array of {size} bytes"))
+        })
 }

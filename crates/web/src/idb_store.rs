@@ -15,6 +15,7 @@ use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -48,6 +49,26 @@ pub struct IdbStore {
     inodes: Mutex<Option<InodeTable>>,
     /// A second connection, for commits (see `js/idb_commit.js`).
     writer: Option<SendWrapper<JsValue>>,
+    committing: AtomicBool,
+}
+
+/// Marks a commit in progress for as long as it lives.
+struct CommitGuard<'a>(&'a AtomicBool);
+
+impl<'a> CommitGuard<'a> {
+    fn take(flag: &'a AtomicBool) -> VfsResult<Self> {
+        if flag.swap(true, Ordering::AcqRel) {
+            return Err(VfsError::new(ErrorKind::Busy, "/")
+                .with_detail("another save of this sandbox is still running"));
+        }
+        Ok(Self(flag))
+    }
+}
+
+impl Drop for CommitGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -182,6 +203,7 @@ impl IdbStore {
             name: name.to_owned(),
             inodes: Mutex::new(None),
             writer: Some(SendWrapper::new(writer)),
+            committing: AtomicBool::new(false),
         })
     }
 
@@ -364,6 +386,9 @@ impl IdbStore {
     }
 
     async fn write(&self, batch: Batch) -> VfsResult<()> {
+        // A commit rebuilds pages from the records stored before it: two at once would
+        // lose one's records. The worker runs them one at a time; make sure.
+        let _one_at_a_time = CommitGuard::take(&self.committing)?;
         // Pages are rewritten whole, so the records they keep must be known first.
         if self.inode_table().is_none() {
             let table = self.read_inodes().await?;
@@ -441,18 +466,12 @@ impl IdbStore {
     }
 
     /// After a refused commit, makes the database what it was before it, whatever the
-    /// browser kept: first the batch's new contents go (which frees the room), then the
-    /// metadata it wrote is put back from the copy this store keeps.
+    /// browser kept. The metadata it wrote is put back first, from the copy this store
+    /// keeps; then its new contents go. Stopped in between, only contents nothing refers
+    /// to are left (`fsck` names them). Its deletions came before anything the quota can
+    /// refuse, so the browser never keeps them.
     async fn undo_partial_commit(&self, batch: &Batch, pages: &PageWrites) -> VfsResult<()> {
         let undo = |reason| error_from_browser("undo", JsError(reason));
-        let fresh = Ops::default();
-        for (blob, index, _) in &batch.put_chunks {
-            fresh.delete(CHUNKS, chunk_key(*blob, *index).into());
-        }
-        for (id, _) in &batch.put_snapshots {
-            fresh.delete(SNAPSHOTS, (*id as f64).into());
-        }
-        self.commit_ops(fresh).await.map_err(undo)?;
         let restore = Ops::default();
         {
             let guard = self.inode_table();
@@ -474,7 +493,15 @@ impl IdbStore {
                 }
             }
         }
-        self.commit_ops(restore).await.map_err(undo)
+        self.commit_ops(restore).await.map_err(undo)?;
+        let fresh = Ops::default();
+        for (blob, index, _) in &batch.put_chunks {
+            fresh.delete(CHUNKS, chunk_key(*blob, *index).into());
+        }
+        for (id, _) in &batch.put_snapshots {
+            fresh.delete(SNAPSHOTS, (*id as f64).into());
+        }
+        self.commit_ops(fresh).await.map_err(undo)
     }
 }
 

@@ -12,7 +12,9 @@ mod yielding;
 
 pub use yielding::Yielding;
 
-use convert::{counts, entry_kind, fsck_to_js, outcome_to_js, set, snapshot_to_js, vfs_error};
+use convert::{
+    counts, entry_kind, fsck_to_js, new_byte_array, outcome_to_js, set, snapshot_to_js, vfs_error,
+};
 use idb_store::IdbStore;
 use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
@@ -20,7 +22,7 @@ use options::StorageKind;
 use sandtab_shell::{CancelHandle, Shell, Stream, WallClock};
 use sandtab_vfs::storage::records::PACK_MAX_FILE;
 use sandtab_vfs::storage::{ContentSink, fsck};
-use sandtab_vfs::{ErrorKind, SandboxFs, VfsError, VfsPath, VfsResult};
+use sandtab_vfs::{SandboxFs, VfsPath, VfsResult};
 use send_wrapper::SendWrapper;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -48,11 +50,7 @@ struct ArraySink {
 
 impl ContentSink for ArraySink {
     fn size(&mut self, size: u64) -> VfsResult<()> {
-        let length = u32::try_from(size).map_err(|_| {
-            VfsError::new(ErrorKind::FileTooLarge, "/")
-                .with_detail(format!("{size} bytes do not fit in one Uint8Array"))
-        })?;
-        self.array = Some(SendWrapper::new(Uint8Array::new_with_length(length)));
+        self.array = Some(SendWrapper::new(new_byte_array(size)?));
         Ok(())
     }
 
@@ -276,12 +274,10 @@ impl Sandbox {
             && let Some(stored) = self.fs.stored_location(&path)
             && stored.offset == 0
             && stored.size > PACK_MAX_FILE as u64
-            && let Ok(length) = u32::try_from(stored.size)
         {
-            let out = Uint8Array::new_with_length(length);
-            opfs.read_blob_into(stored.blob, stored.size, &out)
-                .map_err(|err| vfs_error(SandboxFs::read_failed(&path, &err)))?;
-            return Ok(out);
+            return opfs
+                .read_blob(stored.blob, stored.size)
+                .map_err(|err| vfs_error(SandboxFs::read_failed(&path, &err)));
         }
         // Otherwise straight from storage into one JS array: a file not yet loaded is
         // neither loaded into the runtime's memory nor copied twice.

@@ -194,3 +194,54 @@ async fn compaction_keeps_every_live_record() {
     assert_eq!(exec(&sandbox, "ls", None).await.stdout, "keep.txt\n");
     fsck_clean(&sandbox).await;
 }
+
+#[wasm_bindgen_test]
+async fn a_stored_size_its_chunks_do_not_hold_is_euclean_before_anything_is_allocated() {
+    use sandtab_vfs::storage::records::{KindRecord, decode_inode, encode_inode};
+    use sandtab_vfs::storage::{Batch, Store};
+    let name = unique("opfs-size");
+    {
+        let sandbox = open(&name).await.unwrap();
+        sandbox
+            .write_file("/home/agent/f".into(), vec![5u8; 200_000])
+            .await
+            .unwrap();
+    }
+    {
+        let store = sandtab_web::opfs_store::OpfsStore::open(&name)
+            .await
+            .unwrap();
+        let state = store.load().await.unwrap();
+        let (ino, mut record) = state
+            .inodes
+            .iter()
+            .map(|(ino, sealed)| (*ino, decode_inode(*ino, sealed).unwrap()))
+            .find(|(_, r)| matches!(r.kind, KindRecord::File { size: 200_000, .. }))
+            .unwrap();
+        if let KindRecord::File { size, .. } = &mut record.kind {
+            *size = 900 << 20;
+        }
+        store
+            .commit(Batch {
+                put_inodes: vec![(ino, encode_inode(&record))],
+                ..Batch::default()
+            })
+            .await
+            .unwrap();
+    }
+    let sandbox = open(&name).await.unwrap();
+    let err = sandbox.read_file("/home/agent/f".into()).await.unwrap_err();
+    let message = Reflect::get(&err, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert_eq!(
+        Reflect::get(&err, &"code".into())
+            .unwrap()
+            .as_string()
+            .unwrap(),
+        "EUCLEAN",
+        "{message}"
+    );
+    assert!(message.contains("holds 200000 bytes"), "{message}");
+}

@@ -206,10 +206,16 @@ impl SandboxFs {
     }
 
     async fn load(&self, path: &VfsPath, stored: StoredContents) -> VfsResult<()> {
-        // Never reserve more than the stored chunks could hold: the size is stored data.
-        let most = u64::from(super::records::chunks_to_read(stored.offset, stored.size))
-            * super::records::CHUNK_SIZE as u64;
-        let mut data = Vec::with_capacity(usize::try_from(stored.size.min(most)).unwrap_or(0));
+        // The size is stored data: reserve up front only up to a bound, and fallibly, so a
+        // damaged size cannot abort the runtime (past the bound the buffer grows with
+        // the chunks actually read).
+        const RESERVE_AT_MOST: u64 = 64 << 20;
+        let mut data = Vec::new();
+        let reserve = usize::try_from(stored.size.min(RESERVE_AT_MOST)).unwrap_or(0);
+        data.try_reserve_exact(reserve).map_err(|_| {
+            VfsError::new(ErrorKind::OutOfMemory, path.to_string())
+                .with_detail(format!("{} bytes do not fit in memory", stored.size))
+        })?;
         self.visit_stored(&stored, &mut |piece| data.extend_from_slice(piece))
             .await
             .map_err(|err| load_failed(path, &err))?;
