@@ -466,12 +466,23 @@ impl IdbStore {
     }
 
     /// After a refused commit, makes the database what it was before it, whatever the
-    /// browser kept. The metadata it wrote is put back first, from the copy this store
-    /// keeps; then its new contents go. Stopped in between, only contents nothing refers
-    /// to are left (`fsck` names them). Its deletions came before anything the quota can
-    /// refuse, so the browser never keeps them.
+    /// browser kept. First the batch's new contents go, in a transaction of deletions
+    /// only (the quota never refuses those; a put in it could make Firefox keep the
+    /// put and drop the deletions). Then the metadata it wrote is put back from the
+    /// copy this store keeps. Its own deletions came before anything the quota can
+    /// refuse, so the browser never keeps them. Should the second step fail, the
+    /// changes are still journaled and the next save rewrites the same pages and the
+    /// superblock.
     async fn undo_partial_commit(&self, batch: &Batch, pages: &PageWrites) -> VfsResult<()> {
         let undo = |reason| error_from_browser("undo", JsError(reason));
+        let fresh = Ops::default();
+        for (blob, index, _) in &batch.put_chunks {
+            fresh.delete(CHUNKS, chunk_key(*blob, *index).into());
+        }
+        for (id, _) in &batch.put_snapshots {
+            fresh.delete(SNAPSHOTS, (*id as f64).into());
+        }
+        self.commit_ops(fresh).await.map_err(undo)?;
         let restore = Ops::default();
         {
             let guard = self.inode_table();
@@ -493,15 +504,7 @@ impl IdbStore {
                 }
             }
         }
-        self.commit_ops(restore).await.map_err(undo)?;
-        let fresh = Ops::default();
-        for (blob, index, _) in &batch.put_chunks {
-            fresh.delete(CHUNKS, chunk_key(*blob, *index).into());
-        }
-        for (id, _) in &batch.put_snapshots {
-            fresh.delete(SNAPSHOTS, (*id as f64).into());
-        }
-        self.commit_ops(fresh).await.map_err(undo)
+        self.commit_ops(restore).await.map_err(undo)
     }
 }
 
