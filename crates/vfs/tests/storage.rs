@@ -578,17 +578,12 @@ fn exporting_a_directory_loads_only_its_files() {
     assert_eq!(err.kind(), ErrorKind::Io, "/b was not read");
 }
 
-#[test]
-fn an_impossible_file_size_in_a_record_is_corruption_not_a_crash() {
+/// A sealed record of a file of `size` bytes in blob 1.
+fn file_record_of_size(size: u64) -> Vec<u8> {
     use sandtab_vfs::storage::records::{InodeRecord, KindRecord, encode_inode};
-    let store = Arc::new(MemoryStore::new());
-    let fs = open(&store);
-    fs.mem().write(&p("/f"), b"x").unwrap();
-    block_on(fs.flush()).unwrap();
-    let ino = fs.mem().stat(&p("/f")).unwrap().ino;
-    let forged = encode_inode(&InodeRecord {
+    encode_inode(&InodeRecord {
         kind: KindRecord::File {
-            size: u64::MAX / 2,
+            size,
             blob: 1,
             offset: 0,
         },
@@ -598,26 +593,24 @@ fn an_impossible_file_size_in_a_record_is_corruption_not_a_crash() {
         accessed: 0,
         changed: 0,
         created: 0,
-    });
+    })
+}
+
+#[test]
+fn an_impossible_file_size_in_a_record_is_corruption_not_a_crash() {
+    let store = Arc::new(MemoryStore::new());
+    let fs = open(&store);
+    fs.mem().write(&p("/f"), b"x").unwrap();
+    block_on(fs.flush()).unwrap();
+    let ino = fs.mem().stat(&p("/f")).unwrap().ino;
+    let forged = file_record_of_size(u64::MAX / 2);
     assert!(store.tamper_inode(ino, |record| *record = forged));
     let err = open_with(&store, tmp_mount()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Corrupt);
     assert!(err.to_string().contains("largest possible"), "{err}");
 
     // A size within the limit that the blob does not hold: the read says so.
-    let forged = encode_inode(&InodeRecord {
-        kind: KindRecord::File {
-            size: 900 << 20,
-            blob: 1,
-            offset: 0,
-        },
-        mode: 0o644,
-        links: 1,
-        modified: 0,
-        accessed: 0,
-        changed: 0,
-        created: 0,
-    });
+    let forged = file_record_of_size(900 << 20);
     assert!(store.tamper_inode(ino, |record| *record = forged));
     let fs = open(&store);
     let err = block_on(fs.load_for_read(&p("/f"))).unwrap_err();
