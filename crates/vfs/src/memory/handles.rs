@@ -6,6 +6,7 @@ use super::tree::Content;
 use super::write_op::WriteOp;
 use super::{MemFs, not_loaded, write_inode};
 use crate::error::{ErrorKind, VfsError, VfsResult};
+use crate::clock::Timestamp;
 use crate::metadata::Metadata;
 use crate::path::VfsPath;
 
@@ -81,6 +82,64 @@ impl MemFs {
             &handle.path,
             now,
         )
+    }
+
+    /// Appends `data` to the open file (`O_APPEND`), within the quota; returns the new size.
+    pub fn append_handle(&self, handle: &FileHandle, data: &[u8]) -> VfsResult<u64> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        write_inode(
+            &mut tree,
+            &self.quota,
+            handle.ino,
+            WriteOp::Append(data),
+            &handle.path,
+            now,
+        )?;
+        Ok(tree.inode(handle.ino).metadata(handle.ino).size)
+    }
+
+    /// Cuts or extends (with zeros) the open file to `len` bytes, within the quota.
+    pub fn truncate_handle(&self, handle: &FileHandle, len: u64) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        write_inode(
+            &mut tree,
+            &self.quota,
+            handle.ino,
+            WriteOp::Truncate(len),
+            &handle.path,
+            now,
+        )
+    }
+
+    /// Sets the open file's access and/or modification time (as `futimens`).
+    pub fn set_handle_times(
+        &self,
+        handle: &FileHandle,
+        accessed: Option<Timestamp>,
+        modified: Option<Timestamp>,
+    ) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        tree.check_writable(handle.ino, &handle.path)?;
+        let inode = tree.inode_mut(handle.ino);
+        if let Some(time) = accessed {
+            inode.accessed = time;
+        }
+        if let Some(time) = modified {
+            inode.modified = time;
+        }
+        inode.changed = now;
+        Ok(())
+    }
+
+    /// EROFS if `path` (which must exist) lies on a read-only mount: what `open` for
+    /// writing checks before it succeeds.
+    pub fn check_writable(&self, path: &VfsPath) -> VfsResult<()> {
+        let tree = self.lock();
+        let ino = tree.resolve(path, true)?;
+        tree.check_writable(ino, path)
     }
 
     /// Metadata of the open file (its link count is 0 once unlinked).

@@ -1,0 +1,120 @@
+//! Compiling guest modules, once: a cache keyed by the SHA-256 of their bytes.
+
+use crate::GuestError;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// The SHA-256 of a module's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ModuleHash(pub [u8; 32]);
+
+impl ModuleHash {
+    /// The hash of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        Self(Sha256::digest(bytes).into())
+    }
+}
+
+impl fmt::Display for ModuleHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|byte| write!(f, "{byte:02x}"))
+    }
+}
+
+/// A compiled module, ready to run any number of times.
+#[derive(Debug, Clone)]
+pub struct CompiledModule {
+    pub(crate) module: wasmi::Module,
+    hash: ModuleHash,
+}
+
+impl CompiledModule {
+    /// The SHA-256 of the module's bytes.
+    pub fn hash(&self) -> ModuleHash {
+        self.hash
+    }
+}
+
+/// How many compiled modules the cache keeps (CPython, QuickJS and a few tools).
+const CACHE_SIZE: usize = 16;
+
+/// The interpreter's engine, with its module cache.
+#[derive(Debug, Clone)]
+pub struct GuestEngine {
+    pub(crate) engine: wasmi::Engine,
+    call_depth: u64,
+    cache: Arc<Mutex<HashMap<ModuleHash, CompiledModule>>>,
+}
+
+impl GuestEngine {
+    /// An engine whose guests may nest `call_depth` calls (the one limit wasmi sets per
+    /// engine rather than per run).
+    pub fn new(call_depth: u64) -> Self {
+        let mut config = wasmi::Config::default();
+        config
+            .consume_fuel(true)
+            // Functions are checked and translated when first called, so a 26 MB
+            // CPython starts at once. Running out of fuel while translating could not be
+            // resumed, so translation costs no fuel (it is bounded by the module's size).
+            .compilation_mode(wasmi::CompilationMode::Lazy)
+            .fuel_cost(wasmi::CustomFuelCosts {
+                bytes_copied_per_fuel: 64,
+                fuel_per_bytes_translated: 0,
+                fuel_per_bytes_validated: 0,
+            })
+            .set_max_recursion_depth(usize::try_from(call_depth).unwrap_or(usize::MAX));
+        Self {
+            engine: wasmi::Engine::new(&config),
+            call_depth,
+            cache: Arc::default(),
+        }
+    }
+
+    /// The nesting depth this engine allows.
+    pub fn call_depth(&self) -> u64 {
+        self.call_depth
+    }
+
+    /// Compiles `bytes`, or takes the module from the cache. With `expected` (a
+    /// SHA-256 in hex), a module whose hash differs is refused before it is compiled.
+    pub fn compile(&self, bytes: &[u8], expected: Option<&str>) -> Result<CompiledModule, GuestError> {
+        let hash = ModuleHash::of(bytes);
+        if let Some(expected) = expected {
+            let actual = hash.to_string();
+            if !expected.trim().eq_ignore_ascii_case(&actual) {
+                return Err(GuestError::HashMismatch {
+                    expected: expected.to_owned(),
+                    actual,
+                });
+            }
+        }
+        if let Some(module) = self.cached(&hash) {
+            return Ok(module);
+        }
+        let module = wasmi::Module::new(&self.engine, bytes)
+            .map_err(|err| GuestError::Malformed(err.to_string()))?;
+        let compiled = CompiledModule { module, hash };
+        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if cache.len() >= CACHE_SIZE
+            && let Some(evict) = cache.keys().next().copied()
+        {
+            cache.remove(&evict);
+        }
+        cache.insert(hash, compiled.clone());
+        Ok(compiled)
+    }
+
+    /// The cached module with this hash, if any.
+    pub fn cached(&self, hash: &ModuleHash) -> Option<CompiledModule> {
+        let cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache.get(hash).cloned()
+    }
+}
+
+impl Default for GuestEngine {
+    fn default() -> Self {
+        Self::new(crate::GuestLimits::default().call_depth)
+    }
+}

@@ -1,0 +1,48 @@
+//! What a guest run needs from its host: standard streams, time, randomness, a way to
+//! let the event loop run, and host calls. The browser worker and the CLI implement it.
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future, `Send` so that runs can live inside the shell's futures.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Which output stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutStream {
+    /// Standard output (fd 1).
+    Stdout,
+    /// Standard error (fd 2).
+    Stderr,
+}
+
+/// The host side of one guest run.
+pub trait GuestIo: Send {
+    /// The next piece of standard input; `Ok(None)` at end of input. Awaiting it is
+    /// how a guest in a pipeline waits for the command before it.
+    fn read_stdin(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>>;
+    /// Delivers output. Awaiting it is backpressure: a slow reader slows the guest.
+    fn write(&mut self, stream: OutStream, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), String>>;
+    /// Lets the host's event loop run (in the browser: one macrotask).
+    fn yield_now(&mut self) -> BoxFuture<'_, ()>;
+    /// Waits `nanos` nanoseconds (or until cancelled).
+    fn sleep(&mut self, nanos: u64) -> BoxFuture<'_, ()>;
+    /// Whether the page asked the run to stop.
+    fn cancelled(&self) -> bool;
+    /// A host call from the guest (`sandtab.tool_call`): `args` is JSON, the answer is
+    /// JSON, an error is a message the guest sees.
+    fn host_call(&mut self, name: String, args: String) -> BoxFuture<'_, Result<String, String>> {
+        let _ = args;
+        Box::pin(async move { Err(format!("no host function `{name}` is granted")) })
+    }
+}
+
+/// Time and randomness from the platform, read synchronously by the guest's calls.
+pub trait Platform: Send + Sync {
+    /// Nanoseconds since the Unix epoch.
+    fn realtime_ns(&self) -> u64;
+    /// Nanoseconds on a clock that never goes back.
+    fn monotonic_ns(&self) -> u64;
+    /// Fills `buf` with random bytes from the platform's secure source.
+    fn random(&self, buf: &mut [u8]) -> Result<(), String>;
+}

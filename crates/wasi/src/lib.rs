@@ -1,0 +1,29 @@
+//! sandtab's guest engine: WASI preview1 programs, interpreted by `wasmi`, on a
+//! sandbox's files, under hard limits.
+//!
+//! - [`GuestEngine`] compiles modules once and caches them by the SHA-256 of their bytes.
+//! - [`run`] runs a command module's `_start` in fuel slices; between slices, and
+//!   whenever the guest waits (stdin, a full stdout, a sleep, a host call), it awaits
+//!   the [`GuestIo`] the caller provides, so the page's event loop keeps running.
+//! - `preview1` implements every `wasi_snapshot_preview1` function over
+//!   [`sandtab_vfs::SandboxFs`]; the `sandtab` import module gives guests host calls.
+//!
+//! Platform-free: the browser worker and the native CLI provide the [`GuestIo`].
+
+mod engine;
+mod error;
+mod io;
+mod limits;
+mod preview1;
+mod run;
+
+pub use engine::{CompiledModule, GuestEngine, ModuleHash};
+pub use error::{GuestError, Limit};
+pub use io::{BoxFuture, GuestIo, OutStream, Platform};
+pub use limits::GuestLimits;
+pub use run::{ClockMode, GuestRun, RandomMode, RunOutcome, run};
+
+/// Exit status of a guest stopped by a limit (128 + SIGKILL, as a killed process).
+pub const EXIT_LIMIT: i32 = 137;
+/// Exit status of a guest cancelled from the page (128 + SIGINT).
+pub const EXIT_CANCELLED: i32 = 130;

@@ -1,0 +1,59 @@
+//! The limits every guest runs under. Always on; the host may change them per sandbox
+//! and per command.
+
+use crate::GuestError;
+
+/// Limits for one guest run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GuestLimits {
+    /// Instructions (wasmi fuel) the run may execute in total.
+    pub fuel: u64,
+    /// Bytes of linear memory each memory may grow to.
+    pub memory_bytes: u64,
+    /// Elements each table may grow to.
+    pub table_elements: u64,
+    /// Instances, memories and tables the run may create (each counted on its own).
+    pub instances: u64,
+    /// Nested calls before the guest is stopped (deep recursion).
+    pub call_depth: u64,
+    /// Wall-clock milliseconds the run may take, waiting on input included.
+    pub deadline_ms: u64,
+    /// Bytes the guest may write to stdout and stderr together.
+    pub output_bytes: u64,
+}
+
+impl Default for GuestLimits {
+    /// Generous for agent work (CPython's start-up and a few seconds of computing),
+    /// small enough that a runaway guest is stopped before the tab suffers.
+    fn default() -> Self {
+        Self {
+            fuel: 200_000_000_000,
+            memory_bytes: 1 << 30,
+            table_elements: 100_000,
+            instances: 16,
+            call_depth: 10_000,
+            deadline_ms: 10 * 60 * 1000,
+            output_bytes: 256 << 20,
+        }
+    }
+}
+
+impl GuestLimits {
+    /// Refuses limits that make no sense (zero fuel, memory past wasm32's 4 GiB).
+    pub fn validate(&self) -> Result<(), GuestError> {
+        let invalid = |what: &str| Err(GuestError::InvalidOption(what.to_owned()));
+        if self.fuel == 0 {
+            return invalid("fuel must be at least 1");
+        }
+        if self.memory_bytes > 4 << 30 {
+            return invalid("memory_bytes is at most 4 GiB (wasm32)");
+        }
+        if self.call_depth == 0 || self.call_depth > 1_000_000 {
+            return invalid("call_depth must be between 1 and 1000000");
+        }
+        if self.instances == 0 {
+            return invalid("instances must be at least 1");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,176 @@
+//! Registers the host functions with wasmi and turns their outcomes into what the
+//! guest sees: an errno, a trap the runner resumes, an exit, or a limit.
+
+use super::memory::Mem;
+use super::{Blocked, Fail, Pending, Res, WasiCtx, fs, misc, poll};
+use crate::run::GuestState;
+use wasmi::{Caller, Extern, Linker};
+
+const WASI: &str = "wasi_snapshot_preview1";
+const SANDTAB: &str = "sandtab";
+
+/// Runs one host operation on the caller's memory and WASI state.
+fn dispatch(
+    caller: &mut Caller<'_, GuestState>,
+    mut operation: impl FnMut(&mut [u8], &mut WasiCtx) -> Res + Send + 'static,
+) -> Result<i32, wasmi::Error> {
+    let memory = match caller.get_export("memory") {
+        Some(Extern::Memory(memory)) => Some(memory),
+        _ => None,
+    };
+    let outcome = match memory {
+        Some(memory) => {
+            let (data, state) = memory.data_and_store_mut(&mut *caller);
+            operation(data, &mut state.wasi)
+        }
+        None => operation(&mut [], &mut caller.data_mut().wasi),
+    };
+    match outcome {
+        Ok(()) => Ok(0),
+        Err(Fail::Errno(errno)) => Ok(i32::from(errno.raw())),
+        Err(Fail::Block(block)) => {
+            caller.data_mut().pending = Some(Pending {
+                block,
+                operation: Box::new(operation),
+            });
+            Err(wasmi::Error::host(Blocked))
+        }
+        Err(Fail::Stop(stop)) => Err(wasmi::Error::host(stop)),
+    }
+}
+
+macro_rules! funcs {
+    ($linker:expr, $module:expr, $( $name:literal => $imp:path, ($($arg:ident: $ty:ty),*); )*) => {
+        $(
+            $linker.func_wrap(
+                $module,
+                $name,
+                |mut caller: Caller<'_, GuestState>, $($arg: $ty),*| -> Result<i32, wasmi::Error> {
+                    dispatch(&mut caller, move |memory, ctx| {
+                        $imp(&mut Mem(memory), ctx, $($arg as _),*)
+                    })
+                },
+            )?;
+        )*
+    };
+}
+
+/// Whether `module.name` is a function this runtime provides.
+pub(crate) fn is_provided(module: &str, name: &str) -> bool {
+    match module {
+        WASI => WASI_NAMES.contains(&name),
+        SANDTAB => name == "tool_call",
+        _ => false,
+    }
+}
+
+const WASI_NAMES: [&str; 46] = [
+    "args_get",
+    "args_sizes_get",
+    "environ_get",
+    "environ_sizes_get",
+    "clock_res_get",
+    "clock_time_get",
+    "fd_advise",
+    "fd_allocate",
+    "fd_close",
+    "fd_datasync",
+    "fd_fdstat_get",
+    "fd_fdstat_set_flags",
+    "fd_fdstat_set_rights",
+    "fd_filestat_get",
+    "fd_filestat_set_size",
+    "fd_filestat_set_times",
+    "fd_pread",
+    "fd_prestat_get",
+    "fd_prestat_dir_name",
+    "fd_pwrite",
+    "fd_read",
+    "fd_readdir",
+    "fd_renumber",
+    "fd_seek",
+    "fd_sync",
+    "fd_tell",
+    "fd_write",
+    "path_create_directory",
+    "path_filestat_get",
+    "path_filestat_set_times",
+    "path_link",
+    "path_open",
+    "path_readlink",
+    "path_remove_directory",
+    "path_rename",
+    "path_symlink",
+    "path_unlink_file",
+    "poll_oneoff",
+    "proc_exit",
+    "proc_raise",
+    "random_get",
+    "sched_yield",
+    "sock_accept",
+    "sock_recv",
+    "sock_send",
+    "sock_shutdown",
+];
+
+/// Adds every `wasi_snapshot_preview1` function and the `sandtab` module to `linker`.
+pub(crate) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<(), wasmi::Error> {
+    funcs!(linker, WASI,
+        "args_get" => misc::args_get, (argv: i32, buf: i32);
+        "args_sizes_get" => misc::args_sizes_get, (count: i32, size: i32);
+        "environ_get" => misc::environ_get, (environ: i32, buf: i32);
+        "environ_sizes_get" => misc::environ_sizes_get, (count: i32, size: i32);
+        "clock_res_get" => misc::clock_res_get, (id: i32, out: i32);
+        "clock_time_get" => misc::clock_time_get, (id: i32, precision: i64, out: i32);
+        "fd_advise" => fs::fd_advise, (fd: i32, offset: i64, len: i64, advice: i32);
+        "fd_allocate" => fs::fd_allocate, (fd: i32, offset: i64, len: i64);
+        "fd_close" => fs::fd_close, (fd: i32);
+        "fd_datasync" => fs::fd_sync, (fd: i32);
+        "fd_fdstat_get" => fs::fd_fdstat_get, (fd: i32, out: i32);
+        "fd_fdstat_set_flags" => fs::fd_fdstat_set_flags, (fd: i32, flags: i32);
+        "fd_fdstat_set_rights" => fs::fd_fdstat_set_rights, (fd: i32, base: i64, inheriting: i64);
+        "fd_filestat_get" => fs::fd_filestat_get, (fd: i32, out: i32);
+        "fd_filestat_set_size" => fs::fd_filestat_set_size, (fd: i32, size: i64);
+        "fd_filestat_set_times" => fs::fd_filestat_set_times, (fd: i32, atim: i64, mtim: i64, flags: i32);
+        "fd_pread" => fs::fd_pread, (fd: i32, iovs: i32, count: i32, offset: i64, out: i32);
+        "fd_prestat_get" => fs::fd_prestat_get, (fd: i32, out: i32);
+        "fd_prestat_dir_name" => fs::fd_prestat_dir_name, (fd: i32, buf: i32, len: i32);
+        "fd_pwrite" => fs::fd_pwrite, (fd: i32, iovs: i32, count: i32, offset: i64, out: i32);
+        "fd_read" => fs::fd_read, (fd: i32, iovs: i32, count: i32, out: i32);
+        "fd_readdir" => fs::fd_readdir, (fd: i32, buf: i32, len: i32, cookie: i64, out: i32);
+        "fd_renumber" => fs::fd_renumber, (from: i32, to: i32);
+        "fd_seek" => fs::fd_seek, (fd: i32, offset: i64, whence: i32, out: i32);
+        "fd_sync" => fs::fd_sync, (fd: i32);
+        "fd_tell" => fs::fd_tell, (fd: i32, out: i32);
+        "fd_write" => fs::fd_write, (fd: i32, iovs: i32, count: i32, out: i32);
+        "path_create_directory" => fs::path_create_directory, (fd: i32, path: i32, len: i32);
+        "path_filestat_get" => fs::path_filestat_get, (fd: i32, flags: i32, path: i32, len: i32, out: i32);
+        "path_filestat_set_times" => fs::path_filestat_set_times, (fd: i32, flags: i32, path: i32, len: i32, atim: i64, mtim: i64, fst: i32);
+        "path_link" => fs::path_link, (old_fd: i32, old_flags: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
+        "path_open" => fs::path_open, (fd: i32, dirflags: i32, path: i32, len: i32, oflags: i32, base: i64, inheriting: i64, fdflags: i32, out: i32);
+        "path_readlink" => fs::path_readlink, (fd: i32, path: i32, len: i32, buf: i32, buf_len: i32, out: i32);
+        "path_remove_directory" => fs::path_remove_directory, (fd: i32, path: i32, len: i32);
+        "path_rename" => fs::path_rename, (fd: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
+        "path_symlink" => fs::path_symlink, (old_path: i32, old_len: i32, fd: i32, new_path: i32, new_len: i32);
+        "path_unlink_file" => fs::path_unlink_file, (fd: i32, path: i32, len: i32);
+        "poll_oneoff" => poll::poll_oneoff, (subs: i32, events: i32, count: i32, out: i32);
+        "proc_raise" => misc::proc_raise, (signal: i32);
+        "random_get" => misc::random_get, (buf: i32, len: i32);
+        "sched_yield" => misc::sched_yield, ();
+        "sock_accept" => misc::sock_accept, (fd: i32, flags: i32, out: i32);
+        "sock_recv" => misc::sock_recv, (fd: i32, iovs: i32, count: i32, flags: i32, out_len: i32, out_flags: i32);
+        "sock_send" => misc::sock_send, (fd: i32, iovs: i32, count: i32, flags: i32, out: i32);
+        "sock_shutdown" => misc::sock_shutdown, (fd: i32, how: i32);
+    );
+    linker.func_wrap(
+        WASI,
+        "proc_exit",
+        |_caller: Caller<'_, GuestState>, code: i32| -> Result<(), wasmi::Error> {
+            Err(wasmi::Error::i32_exit(code))
+        },
+    )?;
+    funcs!(linker, SANDTAB,
+        "tool_call" => misc::tool_call, (name: i32, name_len: i32, args: i32, args_len: i32, out: i32, out_cap: i32, out_len: i32);
+    );
+    Ok(())
+}

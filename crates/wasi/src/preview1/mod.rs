@@ -1,0 +1,122 @@
+//! WASI preview1 (`wasi_snapshot_preview1`) over sandtab's VFS, plus the `sandtab`
+//! import module.
+//!
+//! Every host function is a synchronous operation on the guest's memory and the
+//! [`WasiCtx`]. One that must wait (contents still in storage, stdin not yet written,
+//! stdout full, a sleep, a host call) returns [`Block`] *before it changes anything*;
+//! the call then traps with [`Blocked`], the runner awaits what the block names, and
+//! runs the same operation again, which now completes. So every wait is an ordinary
+//! `await` in the runner, and the guest never knows.
+
+mod errno;
+mod fd;
+mod fs;
+mod link;
+mod memory;
+mod misc;
+mod poll;
+
+pub(crate) use fd::WasiCtx;
+pub(crate) use link::{add_to_linker, is_provided};
+
+use crate::Limit;
+use sandtab_vfs::VfsPath;
+use wasi::Errno;
+
+/// What a host function waits for before it can complete.
+#[derive(Debug)]
+pub(crate) enum Block {
+    /// The file's contents are still in storage.
+    Load { path: VfsPath, for_write: bool },
+    /// stdin has no buffered bytes and has not ended.
+    Stdin,
+    /// Buffered output must reach the host first (backpressure).
+    Flush,
+    /// Nothing is ready until the monotonic clock reaches this time.
+    Sleep { until_ns: u64 },
+    /// `sched_yield`: let the event loop run once.
+    Yield,
+    /// A host call whose answer the guest waits for.
+    HostCall { name: String, args: String },
+}
+
+/// How a host function failed to complete.
+pub(crate) enum Fail {
+    /// The guest sees this errno.
+    Errno(Errno),
+    /// Wait, then run the operation again.
+    Block(Block),
+    /// Stop the guest: it exited, or broke a limit.
+    Stop(Stop),
+}
+
+/// Why a guest stops from inside a host function (`proc_exit` is wasmi's own exit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    Limit(Limit),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Limit(limit) => write!(f, "{limit}"),
+        }
+    }
+}
+
+impl wasmi::errors::HostError for Stop {}
+
+impl From<Errno> for Fail {
+    fn from(errno: Errno) -> Self {
+        Self::Errno(errno)
+    }
+}
+
+impl From<sandtab_vfs::VfsError> for Fail {
+    fn from(err: sandtab_vfs::VfsError) -> Self {
+        Self::Errno(errno::errno_of(&err))
+    }
+}
+
+type Res = Result<(), Fail>;
+
+/// The host error a blocked call traps with; the runner resumes the call.
+#[derive(Debug)]
+pub(crate) struct Blocked;
+
+impl std::fmt::Display for Blocked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("host call waiting")
+    }
+}
+
+impl wasmi::errors::HostError for Blocked {}
+
+/// A host operation, kept to be run again once its block is resolved.
+pub(crate) type Operation = Box<dyn FnMut(&mut [u8], &mut WasiCtx) -> Res + Send>;
+
+/// A blocked call: what it waits for, and the operation to run again.
+pub(crate) struct Pending {
+    pub(crate) block: Block,
+    pub(crate) operation: Operation,
+}
+
+/// What running an operation again gave.
+pub(crate) enum Retried {
+    /// It completed: resume the guest with this errno.
+    Done(Errno),
+    /// It must wait again.
+    Blocked(Block, Operation),
+    /// The guest stops.
+    Stop(Stop),
+}
+
+/// Runs `operation` again after its block was resolved.
+pub(crate) fn retry(memory: &mut [u8], ctx: &mut WasiCtx, mut operation: Operation) -> Retried {
+    match operation(memory, ctx) {
+        Ok(()) => Retried::Done(wasi::ERRNO_SUCCESS),
+        Err(Fail::Errno(errno)) => Retried::Done(errno),
+        Err(Fail::Block(block)) => Retried::Blocked(block, operation),
+        Err(Fail::Stop(stop)) => Retried::Stop(stop),
+    }
+}

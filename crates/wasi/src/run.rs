@@ -1,0 +1,543 @@
+//! Running a WASI command: `_start` in fuel slices, with every wait awaited.
+
+use crate::engine::{CompiledModule, GuestEngine};
+use crate::io::{GuestIo, OutStream, Platform};
+use crate::preview1::{self, Block, Blocked, Pending, Retried, Stop, WasiCtx};
+use crate::{GuestError, GuestLimits, Limit};
+use sandtab_vfs::{SandboxFs, VfsPath};
+use std::sync::Arc;
+use wasmi_core::LimiterError;
+use wasmi::{ResourceLimiter, ResumableCall, Store, Val};
+
+/// The guest's clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockMode {
+    /// The platform's clocks.
+    #[default]
+    Real,
+    /// A deterministic clock: starts at `start_ns` (since the epoch), advances one
+    /// microsecond per reading, and a sleep advances it without waiting.
+    Virtual {
+        /// Wall-clock time at the start of the run.
+        start_ns: u64,
+    },
+}
+
+/// The guest's randomness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RandomMode {
+    /// The platform's secure random source.
+    #[default]
+    Real,
+    /// A reproducible sequence from this seed (not for secrets).
+    Seeded(u64),
+}
+
+/// One run of a command module.
+pub struct GuestRun {
+    /// `argv`, the program's name first.
+    pub args: Vec<String>,
+    /// Environment variables, in order.
+    pub env: Vec<(String, String)>,
+    /// The sandbox's files.
+    pub fs: Arc<SandboxFs>,
+    /// Preopened directories: (name the guest sees, sandbox path). Read-only mounts stay
+    /// read-only through the VFS.
+    pub preopens: Vec<(String, VfsPath)>,
+    /// The limits of this run.
+    pub limits: GuestLimits,
+    /// Real or virtual clocks.
+    pub clock: ClockMode,
+    /// Real or seeded randomness.
+    pub random: RandomMode,
+    /// Time and randomness from the platform.
+    pub platform: Arc<dyn Platform>,
+}
+
+impl std::fmt::Debug for GuestRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuestRun")
+            .field("args", &self.args)
+            .field("preopens", &self.preopens)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GuestRun {
+    /// The usual preopens: `/` and every mount of the sandbox, under their own paths,
+    /// and the working directory as `.` (so relative paths resolve where the shell is).
+    pub fn default_preopens(fs: &SandboxFs, cwd: &VfsPath) -> Vec<(String, VfsPath)> {
+        let mut preopens = vec![("/".to_owned(), VfsPath::root())];
+        for path in fs.mount_paths() {
+            if !path.is_root() {
+                preopens.push((path.to_string(), path.clone()));
+            }
+        }
+        preopens.push((".".to_owned(), cwd.clone()));
+        preopens
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    /// The exit status: the guest's own, or 137 for a limit, 130 for a cancel, 134 for
+    /// a crash, 126 for a module that cannot run.
+    pub exit_code: i32,
+    /// Why it ended other than by exiting, if it did (also written to stderr).
+    pub error: Option<GuestError>,
+    /// Instructions executed.
+    pub fuel_used: u64,
+}
+
+/// What wasmi keeps for a run: the WASI state and the limiter.
+pub(crate) struct GuestState {
+    pub(crate) wasi: WasiCtx,
+    limiter: Limiter,
+    pub(crate) pending: Option<Pending>,
+    /// The instance's exported memory, once instantiated.
+    memory: Option<wasmi::Memory>,
+}
+
+/// wasmi's resource limiter, recording which limit refused a growth.
+struct Limiter {
+    limits: GuestLimits,
+    hit: Option<Limit>,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> Result<bool, LimiterError> {
+        if desired as u64 > self.limits.memory_bytes {
+            // memory.grow returns -1, as when a real allocator runs out; the guest may
+            // cope. If it then fails, the run reports this limit.
+            self.hit = Some(Limit::Memory(self.limits.memory_bytes));
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> Result<bool, LimiterError> {
+        if desired as u64 > self.limits.table_elements {
+            self.hit = Some(Limit::Table(self.limits.table_elements));
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn instances(&self) -> usize {
+        usize::try_from(self.limits.instances).unwrap_or(usize::MAX)
+    }
+
+    fn tables(&self) -> usize {
+        usize::try_from(self.limits.instances).unwrap_or(usize::MAX)
+    }
+
+    fn memories(&self) -> usize {
+        usize::try_from(self.limits.instances).unwrap_or(usize::MAX)
+    }
+}
+
+/// Fuel per slice: adapted so that a slice takes about this long between yields.
+const SLICE_TARGET_NS: u64 = 8_000_000;
+const SLICE_MIN: u64 = 100_000;
+const SLICE_MAX: u64 = 256_000_000;
+
+/// Runs `module`'s `_start`. Never fails: every way a run ends is a [`RunOutcome`], and
+/// anything other than an exit is also explained on the guest's stderr.
+pub async fn run(
+    engine: &GuestEngine,
+    module: &CompiledModule,
+    run: GuestRun,
+    io: &mut dyn GuestIo,
+) -> RunOutcome {
+    let program = run
+        .args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "guest".to_owned());
+    let mut runner = Runner::new(run.platform.clone(), run.limits);
+    let result = runner.run(engine, module, run, io).await;
+    let fuel_used = runner.fuel_used;
+    match result {
+        Ok(exit_code) => RunOutcome {
+            exit_code,
+            error: None,
+            fuel_used,
+        },
+        Err(error) => {
+            let message = format!("sandtab: {program}: {error}\n");
+            // The message is best effort: the output may be what failed.
+            let _ = io.write(OutStream::Stderr, message.into_bytes()).await;
+            RunOutcome {
+                exit_code: error.exit_status(),
+                error: Some(error),
+                fuel_used,
+            }
+        }
+    }
+}
+
+struct Runner {
+    platform: Arc<dyn Platform>,
+    limits: GuestLimits,
+    started_ns: u64,
+    fuel_used: u64,
+    slice: u64,
+    slice_started_ns: u64,
+}
+
+impl Runner {
+    fn new(platform: Arc<dyn Platform>, limits: GuestLimits) -> Self {
+        let started_ns = platform.monotonic_ns();
+        Self {
+            platform,
+            limits,
+            started_ns,
+            fuel_used: 0,
+            slice: 1_000_000,
+            slice_started_ns: started_ns,
+        }
+    }
+
+    async fn run(
+        &mut self,
+        engine: &GuestEngine,
+        module: &CompiledModule,
+        run: GuestRun,
+        io: &mut dyn GuestIo,
+    ) -> Result<i32, GuestError> {
+        run.limits.validate()?;
+        if run.limits.call_depth != engine.call_depth() {
+            return Err(GuestError::InvalidOption(format!(
+                "call_depth {} differs from the engine's {}",
+                run.limits.call_depth,
+                engine.call_depth()
+            )));
+        }
+        check_imports(module)?;
+        let env = run.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let preopens = run
+            .preopens
+            .iter()
+            .map(|(name, path)| {
+                let writable = run.fs.mem().check_writable(path).is_ok();
+                (name.clone(), path.clone(), writable)
+            })
+            .collect();
+        let wasi = WasiCtx::new(
+            run.fs.clone(),
+            run.platform.clone(),
+            run.args.clone(),
+            env,
+            preopens,
+            run.clock,
+            run.random,
+            run.limits.output_bytes,
+        );
+        let mut store = Store::new(
+            &engine.engine,
+            GuestState {
+                wasi,
+                limiter: Limiter {
+                    limits: run.limits,
+                    hit: None,
+                },
+                pending: None,
+                memory: None,
+            },
+        );
+        store.limiter(|state| &mut state.limiter);
+        let result = self.start(engine, module, &mut store, io).await;
+        // Whatever happened, what the guest wrote before is delivered.
+        let flushed = flush(&mut store, io).await;
+        let limit_hit = store.data().limiter.hit;
+        match result {
+            Ok(code) => {
+                flushed?;
+                match limit_hit {
+                    // A guest that failed after a refused growth failed because of it.
+                    Some(limit) if code != 0 => Err(GuestError::Limit(limit)),
+                    _ => Ok(code),
+                }
+            }
+            Err(GuestError::Trap(_)) if limit_hit.is_some() => {
+                Err(GuestError::Limit(limit_hit.unwrap_or(Limit::Memory(0))))
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    async fn start(
+        &mut self,
+        engine: &GuestEngine,
+        module: &CompiledModule,
+        store: &mut Store<GuestState>,
+        io: &mut dyn GuestIo,
+    ) -> Result<i32, GuestError> {
+        let mut linker = wasmi::Linker::new(&engine.engine);
+        preview1::add_to_linker(&mut linker)
+            .map_err(|err| GuestError::Io(format!("linking the WASI functions: {err}")))?;
+        store.set_fuel(self.slice_fuel()).map_err(trap)?;
+        let instance = linker
+            .instantiate_and_start(&mut *store, &module.module)
+            .map_err(|err| self.classify(err, store))?;
+        store.data_mut().memory = instance.get_memory(&*store, "memory");
+        let start = instance
+            .get_func(&*store, "_start")
+            .ok_or_else(|| GuestError::NotACommand(String::new()))?;
+        let mut call = start
+            .call_resumable(&mut *store, &[], &mut [])
+            .map_err(|err| self.classify(err, store));
+        loop {
+            match call? {
+                ResumableCall::Finished => return Ok(0),
+                ResumableCall::OutOfFuel(paused) => {
+                    self.count_fuel(store);
+                    // The next step may need more fuel than the budget has left.
+                    let left = self.limits.fuel.saturating_sub(self.fuel_used);
+                    if paused.required_fuel() > left {
+                        return Err(GuestError::Limit(Limit::Fuel(self.limits.fuel)));
+                    }
+                    self.between_slices(store, io).await?;
+                    call = paused
+                        .resume(&mut *store, &mut [])
+                        .map_err(|err| self.classify(err, store));
+                }
+                ResumableCall::HostTrap(paused) => {
+                    let error = paused.host_error();
+                    if let Some(code) = error.i32_exit_status() {
+                        self.count_fuel(store);
+                        return Ok(code);
+                    }
+                    if let Some(stop) = error.downcast_ref::<Stop>() {
+                        self.count_fuel(store);
+                        return Err(stopped(*stop));
+                    }
+                    if error.downcast_ref::<Blocked>().is_none() {
+                        return Err(GuestError::Trap(error.to_string()));
+                    }
+                    let errno = self.complete_blocked(store, io).await?;
+                    call = paused
+                        .resume(&mut *store, &[Val::I32(errno)], &mut [])
+                        .map_err(|err| self.classify(err, store));
+                }
+            }
+        }
+    }
+
+    /// Resolves the block a host call is waiting on, then runs the call again, until
+    /// it completes; returns the errno the guest gets.
+    async fn complete_blocked(
+        &mut self,
+        store: &mut Store<GuestState>,
+        io: &mut dyn GuestIo,
+    ) -> Result<i32, GuestError> {
+        let Some(mut pending) = store.data_mut().pending.take() else {
+            return Err(GuestError::Trap("a host call blocked without saying on what".into()));
+        };
+        loop {
+            self.resolve(pending.block, store, io).await?;
+            self.check_time_and_cancel(io)?;
+            let memory = memory_of(store);
+            let retried = match memory {
+                Some(memory) => {
+                    let (data, state) = memory.data_and_store_mut(&mut *store);
+                    preview1::retry(data, &mut state.wasi, pending.operation)
+                }
+                None => preview1::retry(&mut [], &mut store.data_mut().wasi, pending.operation),
+            };
+            match retried {
+                Retried::Done(errno) => return Ok(i32::from(errno.raw())),
+                Retried::Blocked(block, operation) => pending = Pending { block, operation },
+                Retried::Stop(stop) => return Err(stopped(stop)),
+            }
+        }
+    }
+
+    async fn resolve(
+        &mut self,
+        block: Block,
+        store: &mut Store<GuestState>,
+        io: &mut dyn GuestIo,
+    ) -> Result<(), GuestError> {
+        match block {
+            Block::Load { path, for_write } => {
+                let fs = store.data().wasi.fs.clone();
+                // A load that fails is retried by the operation, which then reports EIO.
+                let loaded = if for_write {
+                    fs.load_for_write(&path).await
+                } else {
+                    fs.load_for_read(&path).await
+                };
+                if let Err(err) = loaded {
+                    return Err(GuestError::Io(format!("reading {path} from storage: {err}")));
+                }
+            }
+            Block::Stdin => {
+                flush(store, io).await?;
+                match io.read_stdin().await.map_err(GuestError::Io)? {
+                    Some(bytes) if !bytes.is_empty() => store.data_mut().wasi.stdin.extend(bytes),
+                    _ => store.data_mut().wasi.stdin_ended = true,
+                }
+            }
+            Block::Flush => flush(store, io).await?,
+            Block::Sleep { until_ns } => {
+                flush(store, io).await?;
+                if !store.data().wasi.virtual_clock() {
+                    let deadline = self.deadline_ns();
+                    let now = self.platform.monotonic_ns();
+                    let wait = until_ns.min(deadline).saturating_sub(now);
+                    if wait > 0 {
+                        io.sleep(wait).await;
+                    }
+                }
+            }
+            Block::Yield => {
+                io.yield_now().await;
+                store.data_mut().wasi.yielded = true;
+            }
+            Block::HostCall { name, args } => {
+                flush(store, io).await?;
+                let answer = io.host_call(name.clone(), args.clone()).await;
+                store.data_mut().wasi.host_answer = Some((name, args, answer));
+            }
+        }
+        Ok(())
+    }
+
+    async fn between_slices(
+        &mut self,
+        store: &mut Store<GuestState>,
+        io: &mut dyn GuestIo,
+    ) -> Result<(), GuestError> {
+        if self.fuel_used >= self.limits.fuel {
+            return Err(GuestError::Limit(Limit::Fuel(self.limits.fuel)));
+        }
+        // Adapt the slice so that one takes about SLICE_TARGET_NS: long enough that
+        // yielding costs little, short enough that the page stays responsive.
+        let took = self.platform.monotonic_ns().saturating_sub(self.slice_started_ns);
+        if took < SLICE_TARGET_NS / 2 {
+            self.slice = (self.slice * 2).min(SLICE_MAX);
+        } else if took > SLICE_TARGET_NS * 2 {
+            self.slice = (self.slice / 2).max(SLICE_MIN);
+        }
+        flush(store, io).await?;
+        self.check_time_and_cancel(io)?;
+        io.yield_now().await;
+        self.check_time_and_cancel(io)?;
+        store.set_fuel(self.slice_fuel()).map_err(trap)?;
+        self.slice_started_ns = self.platform.monotonic_ns();
+        Ok(())
+    }
+
+    fn slice_fuel(&self) -> u64 {
+        self.slice.min(self.limits.fuel.saturating_sub(self.fuel_used)).max(1)
+    }
+
+    fn count_fuel(&mut self, store: &Store<GuestState>) {
+        let given = self.slice_fuel();
+        let left = store.get_fuel().unwrap_or(0);
+        self.fuel_used = self.fuel_used.saturating_add(given.saturating_sub(left));
+    }
+
+    fn deadline_ns(&self) -> u64 {
+        self.started_ns
+            .saturating_add(self.limits.deadline_ms.saturating_mul(1_000_000))
+    }
+
+    fn check_time_and_cancel(&self, io: &dyn GuestIo) -> Result<(), GuestError> {
+        if io.cancelled() {
+            return Err(GuestError::Cancelled);
+        }
+        if self.platform.monotonic_ns() >= self.deadline_ns() {
+            return Err(GuestError::Limit(Limit::Deadline(self.limits.deadline_ms)));
+        }
+        Ok(())
+    }
+
+    /// What a non-resumable wasmi error means for the run.
+    fn classify(&self, err: wasmi::Error, store: &Store<GuestState>) -> GuestError {
+        if let Some(code) = err.i32_exit_status() {
+            // Not an error: the guest exited (from a start function).
+            return GuestError::Trap(format!("exit {code} during start-up"));
+        }
+        if let Some(stop) = err.downcast_ref::<Stop>() {
+            return stopped(*stop);
+        }
+        match err.as_trap_code() {
+            Some(wasmi::TrapCode::StackOverflow) => {
+                GuestError::Limit(Limit::CallDepth(self.limits.call_depth))
+            }
+            Some(wasmi::TrapCode::OutOfFuel) => {
+                GuestError::Limit(Limit::Fuel(self.limits.fuel))
+            }
+            _ => match store.data().limiter.hit {
+                Some(limit) => GuestError::Limit(limit),
+                None => GuestError::Trap(err.to_string()),
+            },
+        }
+    }
+}
+
+fn stopped(stop: Stop) -> GuestError {
+    match stop {
+        Stop::Limit(limit) => GuestError::Limit(limit),
+    }
+}
+
+fn trap(err: wasmi::Error) -> GuestError {
+    GuestError::Trap(err.to_string())
+}
+
+fn memory_of(store: &Store<GuestState>) -> Option<wasmi::Memory> {
+    store.data().memory
+}
+
+/// Hands buffered output to the host, in order.
+async fn flush(store: &mut Store<GuestState>, io: &mut dyn GuestIo) -> Result<(), GuestError> {
+    for (stream, bytes) in store.data_mut().wasi.take_output() {
+        io.write(stream, bytes).await.map_err(GuestError::Io)?;
+    }
+    Ok(())
+}
+
+/// Refuses a module that imports anything this runtime does not provide, naming all
+/// of it, or that is not a command.
+fn check_imports(module: &CompiledModule) -> Result<(), GuestError> {
+    let unknown: Vec<String> = module
+        .module
+        .imports()
+        .filter(|import| {
+            !(matches!(import.ty(), wasmi::ExternType::Func(_))
+                && preview1::is_provided(import.module(), import.name()))
+        })
+        .map(|import| format!("{}.{}", import.module(), import.name()))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(GuestError::UnknownImports(unknown));
+    }
+    let has_start = module
+        .module
+        .exports()
+        .any(|export| export.name() == "_start" && matches!(export.ty(), wasmi::ExternType::Func(_)));
+    if !has_start {
+        let reactor = module.module.exports().any(|export| export.name() == "_initialize");
+        return Err(GuestError::NotACommand(if reactor {
+            " (it is a reactor: it exports `_initialize`, for a JavaScript host to drive)".into()
+        } else {
+            String::new()
+        }));
+    }
+    Ok(())
+}

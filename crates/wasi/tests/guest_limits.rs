@@ -1,0 +1,225 @@
+//! Hard limits and bad modules: every one ends with a defined status and a message.
+
+mod support;
+
+use sandtab_wasi::{GuestError, Limit};
+use support::{Run, TestIo, wasm};
+
+const WRITE_AND_EXIT: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "hi there\n")
+  (func (export "_start")
+    (i32.store (i32.const 0) (i32.const 16))
+    (i32.store (i32.const 4) (i32.const 9))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (call $proc_exit (i32.const 3))))"#;
+
+#[test]
+fn a_guest_writes_and_its_exit_status_is_the_commands() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["prog"]).run(&wasm(WRITE_AND_EXIT), &mut io);
+    assert_eq!(outcome.exit_code, 3, "{outcome:?}");
+    assert_eq!(outcome.error, None);
+    assert_eq!(io.stdout, b"hi there\n");
+    assert!(io.stderr.is_empty());
+}
+
+const SPIN: &str = r#"(module
+  (memory (export "memory") 1)
+  (func (export "_start") (loop $l (br $l))))"#;
+
+#[test]
+fn an_infinite_loop_runs_out_of_fuel_with_137_and_yields_meanwhile() {
+    let mut io = TestIo::default();
+    let mut run = Run::new(&["spin"]);
+    run.limits.fuel = 50_000_000;
+    let outcome = run.run(&wasm(SPIN), &mut io);
+    assert_eq!(outcome.exit_code, 137);
+    assert_eq!(outcome.error, Some(GuestError::Limit(Limit::Fuel(50_000_000))));
+    let stderr = String::from_utf8_lossy(&io.stderr);
+    assert!(stderr.contains("fuel limit of 50000000 instructions reached [fuel]"), "{stderr}");
+    assert!(io.yields >= 2, "the engine must yield between slices, yielded {}", io.yields);
+    // It stops when the next step needs more fuel than is left.
+    assert!((49_999_990..=50_000_000).contains(&outcome.fuel_used), "{}", outcome.fuel_used);
+}
+
+#[test]
+fn an_infinite_loop_hits_the_deadline() {
+    let mut io = TestIo::default();
+    let mut run = Run::new(&["spin"]);
+    run.limits.deadline_ms = 300;
+    let started = std::time::Instant::now();
+    let outcome = run.run(&wasm(SPIN), &mut io);
+    assert_eq!(outcome.error, Some(GuestError::Limit(Limit::Deadline(300))));
+    assert_eq!(outcome.exit_code, 137);
+    assert!(started.elapsed().as_secs() < 10);
+    assert!(String::from_utf8_lossy(&io.stderr).contains("[deadline_ms]"));
+}
+
+#[test]
+fn a_cancel_stops_the_guest_with_130() {
+    let mut io = TestIo {
+        cancel_after_yields: Some(3),
+        ..TestIo::default()
+    };
+    let outcome = Run::new(&["spin"]).run(&wasm(SPIN), &mut io);
+    assert_eq!(outcome.exit_code, 130);
+    assert_eq!(outcome.error, Some(GuestError::Cancelled));
+}
+
+const MEMORY_BOMB: &str = r#"(module
+  (memory (export "memory") 1)
+  (func (export "_start")
+    (loop $l
+      (br_if $l (i32.ne (memory.grow (i32.const 16)) (i32.const -1))))
+    unreachable))"#;
+
+#[test]
+fn a_memory_bomb_is_stopped_at_the_memory_limit() {
+    let mut io = TestIo::default();
+    let mut run = Run::new(&["bomb"]);
+    run.limits.memory_bytes = 8 << 20;
+    let outcome = run.run(&wasm(MEMORY_BOMB), &mut io);
+    assert_eq!(outcome.exit_code, 137);
+    assert_eq!(outcome.error, Some(GuestError::Limit(Limit::Memory(8 << 20))));
+    assert!(String::from_utf8_lossy(&io.stderr).contains("memory limit of 8 MiB reached [memory_bytes]"));
+}
+
+const RECURSE: &str = r#"(module
+  (memory (export "memory") 1)
+  (func $f (param i32) (result i32) (call $f (i32.add (local.get 0) (i32.const 1))))
+  (func (export "_start") (drop (call $f (i32.const 0)))))"#;
+
+#[test]
+fn unbounded_recursion_is_stopped_at_the_call_depth() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["deep"]).run(&wasm(RECURSE), &mut io);
+    assert_eq!(outcome.exit_code, 137, "{outcome:?}");
+    assert!(matches!(outcome.error, Some(GuestError::Limit(Limit::CallDepth(_)))), "{outcome:?}");
+}
+
+const FLOOD: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 2)
+  (func (export "_start")
+    (i32.store (i32.const 0) (i32.const 1024))
+    (i32.store (i32.const 4) (i32.const 65536))
+    (loop $l
+      (br_if $l (i32.eqz (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))))"#;
+
+#[test]
+fn a_flood_of_output_stops_at_the_output_limit_and_streams_meanwhile() {
+    let mut io = TestIo::default();
+    let mut run = Run::new(&["flood"]);
+    run.limits.output_bytes = 4 << 20;
+    let outcome = run.run(&wasm(FLOOD), &mut io);
+    assert_eq!(outcome.exit_code, 137);
+    assert_eq!(outcome.error, Some(GuestError::Limit(Limit::Output(4 << 20))));
+    assert_eq!(io.stdout.len(), 4 << 20, "everything up to the limit is delivered");
+    assert!(io.writes > 10, "output reaches the host in pieces, not at the end: {}", io.writes);
+}
+
+#[test]
+fn a_malformed_module_is_refused_with_126() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["bad"]).run(b"\0asm\x01\0\0\0\x05garbage", &mut io);
+    assert_eq!(outcome.exit_code, 126);
+    assert!(matches!(outcome.error, Some(GuestError::Malformed(_))), "{outcome:?}");
+}
+
+#[test]
+fn unknown_imports_are_listed() {
+    let module = wasm(
+        r#"(module
+      (import "rb-js-abi-host" "eval" (func (param i32)))
+      (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+      (import "wasi_snapshot_preview1" "no_such_call" (func))
+      (memory (export "memory") 1)
+      (func (export "_start")))"#,
+    );
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["ruby"]).run(&module, &mut io);
+    assert_eq!(outcome.exit_code, 126);
+    assert_eq!(
+        outcome.error,
+        Some(GuestError::UnknownImports(vec![
+            "rb-js-abi-host.eval".into(),
+            "wasi_snapshot_preview1.no_such_call".into()
+        ]))
+    );
+    assert!(String::from_utf8_lossy(&io.stderr).contains("rb-js-abi-host.eval"));
+}
+
+#[test]
+fn a_reactor_is_not_a_command() {
+    let module = wasm(r#"(module (memory (export "memory") 1) (func (export "_initialize")))"#);
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["lib"]).run(&module, &mut io);
+    assert_eq!(outcome.exit_code, 126);
+    let message = outcome.error.unwrap().to_string();
+    assert!(message.contains("reactor"), "{message}");
+}
+
+#[test]
+fn a_trapping_start_is_a_crash_with_134() {
+    let module = wasm(r#"(module (memory (export "memory") 1) (func (export "_start") unreachable))"#);
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["crash"]).run(&module, &mut io);
+    assert_eq!(outcome.exit_code, 134);
+    assert!(matches!(outcome.error, Some(GuestError::Trap(_))));
+    assert!(String::from_utf8_lossy(&io.stderr).contains("crashed"));
+}
+
+#[test]
+fn a_pinned_hash_that_differs_refuses_to_run() {
+    let engine = sandtab_wasi::GuestEngine::default();
+    let bytes = wasm(WRITE_AND_EXIT);
+    let err = engine.compile(&bytes, Some(&"0".repeat(64))).unwrap_err();
+    assert!(matches!(err, GuestError::HashMismatch { .. }));
+    let right = sandtab_wasi::ModuleHash::of(&bytes).to_string();
+    let module = engine.compile(&bytes, Some(&right)).expect("the right hash runs");
+    assert_eq!(module.hash().to_string(), right);
+    assert!(engine.cached(&module.hash()).is_some(), "compiled modules are cached");
+}
+
+#[test]
+fn the_runtime_stays_usable_after_a_failed_guest() {
+    let mut io = TestIo::default();
+    let mut run = Run::new(&["bomb"]);
+    run.limits.memory_bytes = 4 << 20;
+    assert_eq!(run.run(&wasm(MEMORY_BOMB), &mut io).exit_code, 137);
+    let mut io = TestIo::default();
+    assert_eq!(Run::new(&["prog"]).run(&wasm(WRITE_AND_EXIT), &mut io).exit_code, 3);
+    assert_eq!(io.stdout, b"hi there\n");
+}
+
+const TOOL_CALL: &str = r#"(module
+  (import "sandtab" "tool_call" (func $call (param i32 i32 i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 100) "echo")
+  (data (i32.const 200) "{\"x\":1}")
+  (func (export "_start") (local $errno i32)
+    ;; first with a buffer too small: ERANGE (68), the length is reported
+    (local.set $errno (call $call (i32.const 100) (i32.const 4) (i32.const 200) (i32.const 7)
+                                  (i32.const 1000) (i32.const 4) (i32.const 16)))
+    (if (i32.ne (local.get $errno) (i32.const 68)) (then (call $exit (i32.const 10))))
+    ;; again with room: the same answer, without calling the tool again
+    (local.set $errno (call $call (i32.const 100) (i32.const 4) (i32.const 200) (i32.const 7)
+                                  (i32.const 1000) (i32.const 500) (i32.const 16)))
+    (if (local.get $errno) (then (call $exit (i32.const 11))))
+    (i32.store (i32.const 0) (i32.const 1000))
+    (i32.store (i32.const 4) (i32.load (i32.const 16)))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))"#;
+
+#[test]
+fn a_host_call_awaits_the_host_and_resumes_the_guest() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["tool"]).run(&wasm(TOOL_CALL), &mut io);
+    assert_eq!(outcome.exit_code, 0, "{outcome:?} {}", String::from_utf8_lossy(&io.stderr));
+    assert_eq!(String::from_utf8_lossy(&io.stdout), r#"{"echo":{"x":1}}"#);
+    assert_eq!(io.calls.lock().unwrap().len(), 1, "the tool ran once");
+}
