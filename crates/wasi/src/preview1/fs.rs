@@ -295,7 +295,9 @@ pub(super) fn fd_fdstat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32)
         Fd::Stdin => (wasi::FILETYPE_CHARACTER_DEVICE.raw(), 0, wasi::RIGHTS_FD_READ | wasi::RIGHTS_POLL_FD_READWRITE),
         Fd::Stdout | Fd::Stderr => (wasi::FILETYPE_CHARACTER_DEVICE.raw(), 0, wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_POLL_FD_READWRITE),
         Fd::File(file) => {
-            let mut rights = RIGHTS_ALL;
+            // wasi-libc derives O_RDONLY/O_WRONLY/O_RDWR from FD_READ, FD_READDIR and
+            // FD_WRITE, so a file never reports READDIR.
+            let mut rights = RIGHTS_ALL & !wasi::RIGHTS_FD_READDIR;
             if !file.write {
                 rights &= !RIGHTS_WRITE;
             }

@@ -121,6 +121,7 @@ pub fn wasm(wat: &str) -> Vec<u8> {
 
 pub struct Run {
     pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
     pub limits: GuestLimits,
     pub fs: Arc<SandboxFs>,
     pub clock: ClockMode,
@@ -131,6 +132,7 @@ impl Run {
     pub fn new(args: &[&str]) -> Self {
         Self {
             args: args.iter().map(|a| a.to_string()).collect(),
+            env: vec![("GREETING".into(), "hello".into())],
             limits: GuestLimits::default(),
             fs: memory_fs(),
             clock: ClockMode::Real,
@@ -153,7 +155,7 @@ impl Run {
         let cwd = VfsPath::root();
         let run = GuestRun {
             args: self.args,
-            env: vec![("GREETING".into(), "hello".into())],
+            env: self.env,
             preopens: GuestRun::default_preopens(&self.fs, &cwd),
             fs: self.fs,
             limits: self.limits,
@@ -163,4 +165,12 @@ impl Run {
         };
         futures::executor::block_on(sandtab_wasi::run(&engine, &module, run, io))
     }
+}
+
+/// A guest built by `./dev setup` (target/guests/...).
+pub fn built_guest(relative: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/guests").join(relative);
+    std::fs::read(&path).unwrap_or_else(|err| {
+        panic!("{}: {err}. The test guests are built by `./dev setup`.", path.display())
+    })
 }
