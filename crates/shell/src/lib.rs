@@ -9,11 +9,13 @@
 
 mod error;
 mod fs_adapter;
+mod guests;
 mod limits;
 
 pub use error::ShellError;
 pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
+pub use sandtab_wasi::{GuestEngine, GuestHost, GuestLimits};
 
 use bashkit::{Bash, PosixFs};
 use sandtab_vfs::{SandboxFs, VfsPath};
@@ -88,6 +90,7 @@ pub struct Shell {
     bash: Bash,
     fs: Arc<SandboxFs>,
     limits: ShellLimits,
+    guests: Arc<guests::Guests>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -100,13 +103,41 @@ impl std::fmt::Debug for Shell {
 }
 
 impl Shell {
-    /// A new session on `fs`, starting in [`HOME`] (created if missing, with `/tmp`).
+    /// A new session on `fs`, starting in [`HOME`] (created if missing, with `/tmp`),
+    /// whose guest programs run on the native platform.
+    #[cfg(not(target_family = "wasm"))]
     pub fn new(fs: Arc<SandboxFs>, limits: ShellLimits) -> Result<Self, ShellError> {
+        let engine = GuestEngine::new(limits.guest.call_depth);
+        Self::with_guest_host(
+            fs,
+            limits,
+            engine,
+            Arc::new(sandtab_wasi::NativeHost::default()),
+        )
+    }
+
+    /// A new session on `fs`, starting in [`HOME`] (created if missing, with `/tmp`).
+    /// Guest programs run on `engine` (whose module cache sessions may share) with
+    /// the platform services of `host`.
+    pub fn with_guest_host(
+        fs: Arc<SandboxFs>,
+        limits: ShellLimits,
+        engine: GuestEngine,
+        host: Arc<dyn GuestHost>,
+    ) -> Result<Self, ShellError> {
         limits.validate()?;
+        if engine.call_depth() != limits.guest.call_depth {
+            return Err(ShellError::InvalidLimit {
+                name: "guest.call_depth",
+                reason: format!("differs from the guest engine's {}", engine.call_depth()),
+            });
+        }
         for dir in [HOME, "/tmp"] {
             fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
+        let registry = bashkit::BuiltinRegistry::new();
         let bash = Bash::builder()
+            .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),
             ))))
@@ -123,7 +154,56 @@ impl Shell {
             .env("USER", "agent")
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .build();
-        Ok(Self { bash, fs, limits })
+        let guests = guests::Guests::new(
+            engine,
+            host,
+            fs.clone(),
+            limits.guest,
+            bash.cancellation_token(),
+            registry,
+        );
+        Ok(Self {
+            bash,
+            fs,
+            limits,
+            guests,
+        })
+    }
+
+    /// Installs a WebAssembly program as the commands `names` (for example CPython as
+    /// `python3` and `python`). With `sha256`, a module whose hash differs refuses to
+    /// run. It is compiled when first run, or by [`Shell::precompile`].
+    pub fn install_program(
+        &mut self,
+        names: &[&str],
+        module: Arc<Vec<u8>>,
+        sha256: Option<String>,
+    ) {
+        self.guests.install(names, module, sha256);
+    }
+
+    /// Changes the limits guest programs run under from the next command on (per
+    /// sandbox, or around one exec for a per-command override). The call depth is the
+    /// engine's and cannot change.
+    pub fn set_guest_limits(&mut self, guest: GuestLimits) -> Result<(), ShellError> {
+        let invalid = |reason: String| ShellError::InvalidLimit {
+            name: "guest",
+            reason,
+        };
+        guest.validate().map_err(|err| invalid(err.to_string()))?;
+        if guest.call_depth != self.limits.guest.call_depth {
+            return Err(invalid(
+                "call_depth is fixed when the sandbox is created".into(),
+            ));
+        }
+        self.limits.guest = guest;
+        self.guests.set_limits(guest);
+        Ok(())
+    }
+
+    /// Compiles the installed program `name` now, so that its first run starts at once.
+    pub fn precompile(&self, name: &str) -> Result<(), sandtab_wasi::GuestError> {
+        self.guests.precompile(name)
     }
 
     /// The filesystem this session works on.
@@ -162,6 +242,15 @@ impl Shell {
         self.bash
             .cancellation_token()
             .store(false, Ordering::SeqCst);
+        let state = self.bash.shell_state_view();
+        let cwd = state.cwd.to_string_lossy().into_owned();
+        let path_var = state
+            .env
+            .get("PATH")
+            .or_else(|| state.variables.get("PATH"))
+            .cloned()
+            .unwrap_or_default();
+        self.guests.prepare(script, &cwd, &path_var).await;
         let cap = self.limits.max_output_bytes;
         let collector = Mutex::new(Collector::new(cap, on_output));
         let collector = &collector;

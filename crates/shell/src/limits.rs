@@ -23,6 +23,8 @@ pub struct ShellLimits {
     pub timeout: Duration,
     /// Bytes of stdout, and separately of stderr, one exec may write. Default 1 MiB.
     pub max_output_bytes: usize,
+    /// Limits of each guest program (WebAssembly) a command runs.
+    pub guest: sandtab_wasi::GuestLimits,
 }
 
 impl Default for ShellLimits {
@@ -34,6 +36,7 @@ impl Default for ShellLimits {
             max_function_depth: 16,
             timeout: Duration::from_secs(120),
             max_output_bytes: 1 << 20,
+            guest: sandtab_wasi::GuestLimits::default(),
         }
     }
 }
@@ -71,6 +74,12 @@ impl ShellLimits {
                 reason: "must be longer than zero".into(),
             });
         }
+        self.guest
+            .validate()
+            .map_err(|err| ShellError::InvalidLimit {
+                name: "guest",
+                reason: err.to_string(),
+            })?;
         Ok(())
     }
 

@@ -79,7 +79,11 @@ impl GuestEngine {
 
     /// Compiles `bytes`, or takes the module from the cache. With `expected` (a
     /// SHA-256 in hex), a module whose hash differs is refused before it is compiled.
-    pub fn compile(&self, bytes: &[u8], expected: Option<&str>) -> Result<CompiledModule, GuestError> {
+    pub fn compile(
+        &self,
+        bytes: &[u8],
+        expected: Option<&str>,
+    ) -> Result<CompiledModule, GuestError> {
         let hash = ModuleHash::of(bytes);
         if let Some(expected) = expected {
             let actual = hash.to_string();
@@ -96,7 +100,10 @@ impl GuestEngine {
         let module = wasmi::Module::new(&self.engine, bytes)
             .map_err(|err| GuestError::Malformed(err.to_string()))?;
         let compiled = CompiledModule { module, hash };
-        let mut cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if cache.len() >= CACHE_SIZE
             && let Some(evict) = cache.keys().next().copied()
         {
@@ -108,7 +115,10 @@ impl GuestEngine {
 
     /// The cached module with this hash, if any.
     pub fn cached(&self, hash: &ModuleHash) -> Option<CompiledModule> {
-        let cache = self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         cache.get(hash).cloned()
     }
 }

@@ -46,3 +46,62 @@ pub trait Platform: Send + Sync {
     /// Fills `buf` with random bytes from the platform's secure source.
     fn random(&self, buf: &mut [u8]) -> Result<(), String>;
 }
+
+/// What every guest of a sandbox gets from the platform: time, randomness, a way to
+/// let the event loop run, sleeping, and the page's host calls.
+pub trait GuestHost: Platform {
+    /// Lets the event loop run once (in the browser: one `MessageChannel` macrotask).
+    fn yield_now(&self) -> BoxFuture<'static, ()>;
+    /// Waits `nanos` nanoseconds.
+    fn sleep(&self, nanos: u64) -> BoxFuture<'static, ()>;
+    /// A host call from a guest (`sandtab.tool_call`).
+    fn host_call(&self, name: String, args: String) -> BoxFuture<'static, Result<String, String>> {
+        let _ = args;
+        Box::pin(async move { Err(format!("no host function `{name}` is granted")) })
+    }
+}
+
+/// The native platform: the system clocks and random source, sleeping the thread.
+#[cfg(not(target_family = "wasm"))]
+#[derive(Debug)]
+pub struct NativeHost {
+    start: std::time::Instant,
+}
+
+#[cfg(not(target_family = "wasm"))]
+impl Default for NativeHost {
+    fn default() -> Self {
+        #[allow(clippy::disallowed_methods)] // native only: this type is not built for wasm
+        let start = std::time::Instant::now();
+        Self { start }
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
+impl Platform for NativeHost {
+    fn realtime_ns(&self) -> u64 {
+        #[allow(clippy::disallowed_methods)] // native only
+        let now = std::time::SystemTime::now();
+        now.duration_since(std::time::UNIX_EPOCH)
+            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+            .unwrap_or(0)
+    }
+    fn monotonic_ns(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+    fn random(&self, buf: &mut [u8]) -> Result<(), String> {
+        getrandom::fill(buf).map_err(|err| err.to_string())
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
+impl GuestHost for NativeHost {
+    fn yield_now(&self) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
+    fn sleep(&self, nanos: u64) -> BoxFuture<'static, ()> {
+        // The native runner drives one guest at a time on its thread.
+        std::thread::sleep(std::time::Duration::from_nanos(nanos));
+        Box::pin(async {})
+    }
+}

@@ -19,7 +19,9 @@ mod run;
 
 pub use engine::{CompiledModule, GuestEngine, ModuleHash};
 pub use error::{GuestError, Limit};
-pub use io::{BoxFuture, GuestIo, OutStream, Platform};
+#[cfg(not(target_family = "wasm"))]
+pub use io::NativeHost;
+pub use io::{BoxFuture, GuestHost, GuestIo, OutStream, Platform};
 pub use limits::GuestLimits;
 pub use run::{ClockMode, GuestRun, RandomMode, RunOutcome, run};
 

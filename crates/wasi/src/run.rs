@@ -6,8 +6,8 @@ use crate::preview1::{self, Block, Blocked, Pending, Retried, Stop, WasiCtx};
 use crate::{GuestError, GuestLimits, Limit};
 use sandtab_vfs::{SandboxFs, VfsPath};
 use std::sync::Arc;
-use wasmi_core::LimiterError;
 use wasmi::{ResourceLimiter, ResumableCall, Store, Val};
+use wasmi_core::LimiterError;
 
 /// The guest's clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -344,7 +344,9 @@ impl Runner {
         io: &mut dyn GuestIo,
     ) -> Result<i32, GuestError> {
         let Some(mut pending) = store.data_mut().pending.take() else {
-            return Err(GuestError::Trap("a host call blocked without saying on what".into()));
+            return Err(GuestError::Trap(
+                "a host call blocked without saying on what".into(),
+            ));
         };
         loop {
             self.resolve(pending.block, store, io).await?;
@@ -381,7 +383,9 @@ impl Runner {
                     fs.load_for_read(&path).await
                 };
                 if let Err(err) = loaded {
-                    return Err(GuestError::Io(format!("reading {path} from storage: {err}")));
+                    return Err(GuestError::Io(format!(
+                        "reading {path} from storage: {err}"
+                    )));
                 }
             }
             Block::Stdin => {
@@ -426,7 +430,10 @@ impl Runner {
         }
         // Adapt the slice so that one takes about SLICE_TARGET_NS: long enough that
         // yielding costs little, short enough that the page stays responsive.
-        let took = self.platform.monotonic_ns().saturating_sub(self.slice_started_ns);
+        let took = self
+            .platform
+            .monotonic_ns()
+            .saturating_sub(self.slice_started_ns);
         if took < SLICE_TARGET_NS / 2 {
             self.slice = (self.slice * 2).min(SLICE_MAX);
         } else if took > SLICE_TARGET_NS * 2 {
@@ -442,7 +449,9 @@ impl Runner {
     }
 
     fn slice_fuel(&self) -> u64 {
-        self.slice.min(self.limits.fuel.saturating_sub(self.fuel_used)).max(1)
+        self.slice
+            .min(self.limits.fuel.saturating_sub(self.fuel_used))
+            .max(1)
     }
 
     fn count_fuel(&mut self, store: &Store<GuestState>) {
@@ -479,9 +488,7 @@ impl Runner {
             Some(wasmi::TrapCode::StackOverflow) => {
                 GuestError::Limit(Limit::CallDepth(self.limits.call_depth))
             }
-            Some(wasmi::TrapCode::OutOfFuel) => {
-                GuestError::Limit(Limit::Fuel(self.limits.fuel))
-            }
+            Some(wasmi::TrapCode::OutOfFuel) => GuestError::Limit(Limit::Fuel(self.limits.fuel)),
             _ => match store.data().limiter.hit {
                 Some(limit) => GuestError::Limit(limit),
                 None => GuestError::Trap(err.to_string()),
@@ -527,12 +534,14 @@ fn check_imports(module: &CompiledModule) -> Result<(), GuestError> {
     if !unknown.is_empty() {
         return Err(GuestError::UnknownImports(unknown));
     }
-    let has_start = module
-        .module
-        .exports()
-        .any(|export| export.name() == "_start" && matches!(export.ty(), wasmi::ExternType::Func(_)));
+    let has_start = module.module.exports().any(|export| {
+        export.name() == "_start" && matches!(export.ty(), wasmi::ExternType::Func(_))
+    });
     if !has_start {
-        let reactor = module.module.exports().any(|export| export.name() == "_initialize");
+        let reactor = module
+            .module
+            .exports()
+            .any(|export| export.name() == "_initialize");
         return Err(GuestError::NotACommand(if reactor {
             " (it is a reactor: it exports `_initialize`, for a JavaScript host to drive)".into()
         } else {

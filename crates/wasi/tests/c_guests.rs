@@ -1,5 +1,6 @@
 //! The C test guests (tests/guests/c, built by `./dev setup` with clang and wasi-libc)
 //! against their expected output: every WASI family through an ordinary libc.
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 mod support;
 
@@ -7,7 +8,9 @@ use sandtab_vfs::VfsPath;
 use support::{Run, TestIo, built_guest};
 
 fn repo(relative: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(relative)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
 }
 
 fn expected(label: &str, stream: &str) -> Vec<u8> {
@@ -39,7 +42,10 @@ fn every_c_guest_case_prints_what_native_linux_prints() {
             .iter()
             .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
             .collect();
-        run.fs.mem().create_dir(&VfsPath::parse("/sandbox").unwrap()).unwrap();
+        run.fs
+            .mem()
+            .create_dir(&VfsPath::parse("/sandbox").unwrap())
+            .unwrap();
         // stdin arrives in small pieces, as from a pipe; poll_stdin's expected output
         // assumes it is all there at once.
         let mut io = TestIo {
@@ -57,7 +63,10 @@ fn every_c_guest_case_prints_what_native_linux_prints() {
         count += 1;
         let mut problems = Vec::new();
         if outcome.exit_code != status {
-            problems.push(format!("status {} (expected {status}): {:?}", outcome.exit_code, outcome.error));
+            problems.push(format!(
+                "status {} (expected {status}): {:?}",
+                outcome.exit_code, outcome.error
+            ));
         }
         if io.stdout != expected(label, "stdout") {
             problems.push(format!(
@@ -81,5 +90,10 @@ fn every_c_guest_case_prints_what_native_linux_prints() {
         }
     }
     assert!(count >= 15, "only {count} cases");
-    assert!(failures.is_empty(), "{} of {count} cases differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -1,4 +1,5 @@
 //! Real C programs (built by `./dev setup`) under limits, and the deterministic modes.
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 mod support;
 
@@ -6,7 +7,10 @@ use sandtab_vfs::VfsPath;
 use sandtab_wasi::{ClockMode, GuestError, Limit, RandomMode};
 use support::{Run, TestIo, built_guest};
 
-fn exit_trap(mode: &[&str], configure: impl FnOnce(&mut Run)) -> (sandtab_wasi::RunOutcome, TestIo) {
+fn exit_trap(
+    mode: &[&str],
+    configure: impl FnOnce(&mut Run),
+) -> (sandtab_wasi::RunOutcome, TestIo) {
     let mut args = vec!["exit_trap"];
     args.extend_from_slice(mode);
     let mut run = Run::new(&args);
@@ -20,7 +24,10 @@ fn exit_trap(mode: &[&str], configure: impl FnOnce(&mut Run)) -> (sandtab_wasi::
 fn a_c_infinite_loop_is_stopped_by_fuel() {
     let (outcome, io) = exit_trap(&["loop"], |run| run.limits.fuel = 100_000_000);
     assert_eq!(outcome.exit_code, 137);
-    assert_eq!(outcome.error, Some(GuestError::Limit(Limit::Fuel(100_000_000))));
+    assert_eq!(
+        outcome.error,
+        Some(GuestError::Limit(Limit::Fuel(100_000_000)))
+    );
     assert!(String::from_utf8_lossy(&io.stderr).contains("[fuel]"));
 }
 
@@ -28,16 +35,25 @@ fn a_c_infinite_loop_is_stopped_by_fuel() {
 fn a_c_memory_bomb_is_stopped_by_the_memory_limit() {
     let (outcome, io) = exit_trap(&["alloc"], |run| run.limits.memory_bytes = 200 << 20);
     assert_eq!(outcome.exit_code, 137, "{outcome:?}");
-    assert_eq!(outcome.error, Some(GuestError::Limit(Limit::Memory(200 << 20))));
+    assert_eq!(
+        outcome.error,
+        Some(GuestError::Limit(Limit::Memory(200 << 20)))
+    );
     let stdout = String::from_utf8_lossy(&io.stdout);
-    assert!(stdout.contains("block 2\n") && stdout.contains("alloc failed"), "{stdout}");
+    assert!(
+        stdout.contains("block 2\n") && stdout.contains("alloc failed"),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn c_recursion_without_end_is_stopped_by_the_call_depth() {
     let (outcome, _io) = exit_trap(&["recurse"], |_| {});
     assert_eq!(outcome.exit_code, 137, "{outcome:?}");
-    assert!(matches!(outcome.error, Some(GuestError::Limit(Limit::CallDepth(_)))));
+    assert!(matches!(
+        outcome.error,
+        Some(GuestError::Limit(Limit::CallDepth(_)))
+    ));
 }
 
 #[test]
@@ -50,7 +66,10 @@ fn a_c_output_flood_is_stopped_by_the_output_limit() {
 #[test]
 fn a_guest_cannot_name_anything_outside_the_sandbox() {
     let (outcome, io) = exit_trap(&["escape", "/tmp"], |run| {
-        run.fs.mem().create_dir(&VfsPath::parse("/tmp").unwrap()).unwrap();
+        run.fs
+            .mem()
+            .create_dir(&VfsPath::parse("/tmp").unwrap())
+            .unwrap();
     });
     assert_eq!(outcome.exit_code, 0, "{outcome:?}");
     let stdout = String::from_utf8_lossy(&io.stdout);
@@ -65,11 +84,22 @@ fn seeded_randomness_repeats_and_real_randomness_does_not() {
         run.random = random;
         let mut io = TestIo::default();
         let outcome = run.run(&built_guest("c/clock_random.wasm"), &mut io);
-        assert_eq!(outcome.exit_code, 0, "{}", String::from_utf8_lossy(&io.stderr));
+        assert_eq!(
+            outcome.exit_code,
+            0,
+            "{}",
+            String::from_utf8_lossy(&io.stderr)
+        );
         String::from_utf8_lossy(&io.stdout).into_owned()
     };
-    assert_eq!(random_line(RandomMode::Seeded(7)), random_line(RandomMode::Seeded(7)));
-    assert_ne!(random_line(RandomMode::Seeded(7)), random_line(RandomMode::Seeded(8)));
+    assert_eq!(
+        random_line(RandomMode::Seeded(7)),
+        random_line(RandomMode::Seeded(7))
+    );
+    assert_ne!(
+        random_line(RandomMode::Seeded(7)),
+        random_line(RandomMode::Seeded(8))
+    );
     assert_ne!(random_line(RandomMode::Real), random_line(RandomMode::Real));
 }
 
@@ -120,16 +150,29 @@ fn stdin_streams_in_pieces_and_the_guest_sees_all_of_it() {
 fn cpython_runs_a_one_liner_and_a_script_that_uses_sandbox_files() {
     let python = built_guest("python.wasm");
     let mut io = TestIo::default();
-    let outcome = Run::new(&["python3", "-c", r#"import json; print(json.dumps({"a": [1, 2]}))"#])
-        .run(&python, &mut io);
-    assert_eq!(outcome.exit_code, 0, "{}", String::from_utf8_lossy(&io.stderr));
+    let outcome = Run::new(&[
+        "python3",
+        "-c",
+        r#"import json; print(json.dumps({"a": [1, 2]}))"#,
+    ])
+    .run(&python, &mut io);
+    assert_eq!(
+        outcome.exit_code,
+        0,
+        "{}",
+        String::from_utf8_lossy(&io.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&io.stdout), "{\"a\": [1, 2]}\n");
 
     let run = Run::new(&["python3", "/work/main.py"]);
     let fs = run.fs.mem().clone();
     let path = |p: &str| VfsPath::parse(p).unwrap();
     fs.create_dir_all(&path("/work/lib")).unwrap();
-    fs.write(&path("/work/lib/helper.py"), b"def double(x):\n    return 2 * x\n").unwrap();
+    fs.write(
+        &path("/work/lib/helper.py"),
+        b"def double(x):\n    return 2 * x\n",
+    )
+    .unwrap();
     fs.write(&path("/work/data.txt"), b"21\n").unwrap();
     fs.write(
         &path("/work/main.py"),
@@ -140,7 +183,12 @@ print(sorted(os.listdir('/work')), os.getcwd())\n",
     .unwrap();
     let mut io = TestIo::default();
     let outcome = run.run(&python, &mut io);
-    assert_eq!(outcome.exit_code, 0, "{}", String::from_utf8_lossy(&io.stderr));
+    assert_eq!(
+        outcome.exit_code,
+        0,
+        "{}",
+        String::from_utf8_lossy(&io.stderr)
+    );
     assert_eq!(fs.read(&path("/work/out.txt")).unwrap(), b"42");
     assert_eq!(
         String::from_utf8_lossy(&io.stdout),

@@ -141,7 +141,9 @@ impl WasiCtx {
         if path.starts_with('/') {
             return Err(wasi::ERRNO_NOTCAPABLE);
         }
-        dir.path.join(path).map_err(|err| super::errno::errno_of(&err))
+        dir.path
+            .join(path)
+            .map_err(|err| super::errno::errno_of(&err))
     }
 
     /// The lowest free descriptor number (as POSIX `open` gives).
@@ -155,9 +157,8 @@ impl WasiCtx {
 
     /// Closes descriptor `fd`.
     pub(crate) fn close(&mut self, fd: u32) -> Result<(), Errno> {
-        match self.fds.remove(&fd).ok_or(wasi::ERRNO_BADF)? {
-            Fd::File(file) => self.fs.mem().close(file.handle),
-            _ => {}
+        if let Fd::File(file) = self.fds.remove(&fd).ok_or(wasi::ERRNO_BADF)? {
+            self.fs.mem().close(file.handle);
         }
         Ok(())
     }

@@ -77,14 +77,15 @@ fn requested_times(
     mtim: u64,
     flags: u16,
 ) -> Result<(Option<Timestamp>, Option<Timestamp>), Errno> {
-    let pick = |set: u16, now_flag: u16, value: u64, now: u64| -> Result<Option<Timestamp>, Errno> {
-        match (flags & set != 0, flags & now_flag != 0) {
-            (true, true) => Err(wasi::ERRNO_INVAL),
-            (true, false) => Ok(Some(Timestamp(value))),
-            (false, true) => Ok(Some(Timestamp(now))),
-            (false, false) => Ok(None),
-        }
-    };
+    let pick =
+        |set: u16, now_flag: u16, value: u64, now: u64| -> Result<Option<Timestamp>, Errno> {
+            match (flags & set != 0, flags & now_flag != 0) {
+                (true, true) => Err(wasi::ERRNO_INVAL),
+                (true, false) => Ok(Some(Timestamp(value))),
+                (false, true) => Ok(Some(Timestamp(now))),
+                (false, false) => Ok(None),
+            }
+        };
     let now = ctx.realtime_ns();
     Ok((
         pick(wasi::FSTFLAGS_ATIM, wasi::FSTFLAGS_ATIM_NOW, atim, now)?,
@@ -142,7 +143,14 @@ fn iovecs_len(mem: &Mem, iovs: u32, count: u32) -> Result<usize, Errno> {
         .sum())
 }
 
-pub(super) fn fd_write(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, count: u32, out: u32) -> Res {
+pub(super) fn fd_write(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    out: u32,
+) -> Res {
     let data = gather(mem, iovs, count)?;
     let written = data.len() as u32;
     let fs = ctx.fs.mem().clone();
@@ -170,7 +178,15 @@ pub(super) fn fd_write(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, cou
     Ok(mem.set_u32(out, written)?)
 }
 
-pub(super) fn fd_pwrite(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, count: u32, offset: u64, out: u32) -> Res {
+pub(super) fn fd_pwrite(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    offset: u64,
+    out: u32,
+) -> Res {
     let data = gather(mem, iovs, count)?;
     let fs = ctx.fs.mem().clone();
     let file = ctx.file(fd)?;
@@ -181,7 +197,14 @@ pub(super) fn fd_pwrite(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, co
     Ok(mem.set_u32(out, data.len() as u32)?)
 }
 
-pub(super) fn fd_read(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, count: u32, out: u32) -> Res {
+pub(super) fn fd_read(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    out: u32,
+) -> Res {
     let want = iovecs_len(mem, iovs, count)?;
     let fs = ctx.fs.mem().clone();
     let data = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
@@ -211,7 +234,15 @@ pub(super) fn fd_read(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, coun
     Ok(mem.set_u32(out, done as u32)?)
 }
 
-pub(super) fn fd_pread(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, count: u32, offset: u64, out: u32) -> Res {
+pub(super) fn fd_pread(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    offset: u64,
+    out: u32,
+) -> Res {
     let want = iovecs_len(mem, iovs, count)?;
     let fs = ctx.fs.mem().clone();
     let file = ctx.file(fd)?;
@@ -223,7 +254,14 @@ pub(super) fn fd_pread(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, iovs: u32, cou
     Ok(mem.set_u32(out, done as u32)?)
 }
 
-pub(super) fn fd_seek(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, offset: i64, whence: u8, out: u32) -> Res {
+pub(super) fn fd_seek(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    offset: i64,
+    whence: u8,
+    out: u32,
+) -> Res {
     let fs = ctx.fs.mem().clone();
     let file = ctx.file(fd)?;
     let base = match whence {
@@ -269,7 +307,14 @@ pub(super) fn fd_sync(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32) -> Res {
     Ok(())
 }
 
-pub(super) fn fd_advise(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, _offset: u64, _len: u64, advice: u8) -> Res {
+pub(super) fn fd_advise(
+    _mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    _offset: u64,
+    _len: u64,
+    advice: u8,
+) -> Res {
     ctx.file(fd)?;
     if advice > 5 {
         return Err(wasi::ERRNO_INVAL.into());
@@ -277,7 +322,13 @@ pub(super) fn fd_advise(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, _offset: u64
     Ok(())
 }
 
-pub(super) fn fd_allocate(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, offset: u64, len: u64) -> Res {
+pub(super) fn fd_allocate(
+    _mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    offset: u64,
+    len: u64,
+) -> Res {
     let fs = ctx.fs.mem().clone();
     let file = ctx.file(fd)?;
     if !file.write {
@@ -292,8 +343,16 @@ pub(super) fn fd_allocate(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, offset: u6
 
 pub(super) fn fd_fdstat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32) -> Res {
     let (kind, flags, rights) = match ctx.fd(fd)? {
-        Fd::Stdin => (wasi::FILETYPE_CHARACTER_DEVICE.raw(), 0, wasi::RIGHTS_FD_READ | wasi::RIGHTS_POLL_FD_READWRITE),
-        Fd::Stdout | Fd::Stderr => (wasi::FILETYPE_CHARACTER_DEVICE.raw(), 0, wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_POLL_FD_READWRITE),
+        Fd::Stdin => (
+            wasi::FILETYPE_CHARACTER_DEVICE.raw(),
+            0,
+            wasi::RIGHTS_FD_READ | wasi::RIGHTS_POLL_FD_READWRITE,
+        ),
+        Fd::Stdout | Fd::Stderr => (
+            wasi::FILETYPE_CHARACTER_DEVICE.raw(),
+            0,
+            wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_POLL_FD_READWRITE,
+        ),
         Fd::File(file) => {
             // wasi-libc derives O_RDONLY/O_WRONLY/O_RDWR from FD_READ, FD_READDIR and
             // FD_WRITE, so a file never reports READDIR.
@@ -308,7 +367,11 @@ pub(super) fn fd_fdstat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32)
             (wasi::FILETYPE_REGULAR_FILE.raw(), flags, rights)
         }
         Fd::Dir(dir) => {
-            let rights = if dir.writable { RIGHTS_ALL } else { RIGHTS_ALL & !RIGHTS_WRITE };
+            let rights = if dir.writable {
+                RIGHTS_ALL
+            } else {
+                RIGHTS_ALL & !RIGHTS_WRITE
+            };
             (wasi::FILETYPE_DIRECTORY.raw(), 0, rights)
         }
     };
@@ -332,7 +395,13 @@ pub(super) fn fd_fdstat_set_flags(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, fl
     }
 }
 
-pub(super) fn fd_fdstat_set_rights(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, base: u64, _inheriting: u64) -> Res {
+pub(super) fn fd_fdstat_set_rights(
+    _mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    base: u64,
+    _inheriting: u64,
+) -> Res {
     // Rights only shrink: dropping read or write takes it from the descriptor.
     if let Fd::File(file) = ctx.fd_mut(fd)? {
         file.read &= base & wasi::RIGHTS_FD_READ != 0;
@@ -359,7 +428,14 @@ pub(super) fn fd_filestat_set_size(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, s
     Ok(fs.truncate_handle(&file.handle, size)?)
 }
 
-pub(super) fn fd_filestat_set_times(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, atim: u64, mtim: u64, flags: u16) -> Res {
+pub(super) fn fd_filestat_set_times(
+    _mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    atim: u64,
+    mtim: u64,
+    flags: u16,
+) -> Res {
     let (accessed, modified) = requested_times(ctx, atim, mtim, flags)?;
     let fs = ctx.fs.mem().clone();
     match ctx.fd(fd)? {
@@ -383,7 +459,13 @@ pub(super) fn fd_prestat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32
     Ok(mem.write(out, &prestat)?)
 }
 
-pub(super) fn fd_prestat_dir_name(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, buf: u32, len: u32) -> Res {
+pub(super) fn fd_prestat_dir_name(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    buf: u32,
+    len: u32,
+) -> Res {
     let name = match ctx.fd(fd)? {
         Fd::Dir(OpenDir {
             preopen: Some(name),
@@ -395,7 +477,15 @@ pub(super) fn fd_prestat_dir_name(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, buf
     Ok(mem.write(buf, &name.as_bytes()[..take])?)
 }
 
-pub(super) fn fd_readdir(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, buf: u32, len: u32, cookie: u64, out: u32) -> Res {
+pub(super) fn fd_readdir(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    buf: u32,
+    len: u32,
+    cookie: u64,
+    out: u32,
+) -> Res {
     let dir = ctx.dir(fd)?;
     let fs = ctx.fs.mem();
     let here = fs.stat(&dir.path)?;
@@ -416,7 +506,11 @@ pub(super) fn fd_readdir(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, buf: u32, le
     // Dirents one after the other; the last may be cut off, which tells the guest
     // that the buffer was full (it then asks again from that entry's cookie).
     let mut bytes = Vec::new();
-    for (index, (name, ino, kind)) in entries.iter().enumerate().skip(cookie.min(usize::MAX as u64) as usize) {
+    for (index, (name, ino, kind)) in entries
+        .iter()
+        .enumerate()
+        .skip(cookie.min(usize::MAX as u64) as usize)
+    {
         if bytes.len() >= len as usize {
             break;
         }
@@ -450,12 +544,18 @@ pub(super) fn path_open(
 ) -> Res {
     let path = path_arg(mem, ctx, fd, path, len)?;
     let fs = ctx.fs.mem().clone();
-    let follow = dirflags & u32::from(wasi::LOOKUPFLAGS_SYMLINK_FOLLOW) != 0;
-    let existing = if follow { fs.stat(&path) } else { fs.lstat(&path) };
+    let follow = dirflags & wasi::LOOKUPFLAGS_SYMLINK_FOLLOW != 0;
+    let existing = if follow {
+        fs.stat(&path)
+    } else {
+        fs.lstat(&path)
+    };
     let want_dir = oflags & wasi::OFLAGS_DIRECTORY != 0;
     let create = oflags & wasi::OFLAGS_CREAT != 0;
     let truncate = oflags & wasi::OFLAGS_TRUNC != 0;
-    let write = base & (wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_FD_ALLOCATE | wasi::RIGHTS_FD_FILESTAT_SET_SIZE) != 0
+    let write = base
+        & (wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_FD_ALLOCATE | wasi::RIGHTS_FD_FILESTAT_SET_SIZE)
+        != 0
         || truncate;
     let read = base & (wasi::RIGHTS_FD_READ | wasi::RIGHTS_FD_READDIR) != 0;
     let meta = match existing {
@@ -512,17 +612,35 @@ pub(super) fn path_open(
     }
 }
 
-pub(super) fn path_create_directory(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, path: u32, len: u32) -> Res {
+pub(super) fn path_create_directory(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    path: u32,
+    len: u32,
+) -> Res {
     let path = path_arg(mem, ctx, fd, path, len)?;
     Ok(ctx.fs.mem().create_dir(&path)?)
 }
 
-pub(super) fn path_remove_directory(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, path: u32, len: u32) -> Res {
+pub(super) fn path_remove_directory(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    path: u32,
+    len: u32,
+) -> Res {
     let path = path_arg(mem, ctx, fd, path, len)?;
     Ok(ctx.fs.mem().remove_dir(&path)?)
 }
 
-pub(super) fn path_unlink_file(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, path: u32, len: u32) -> Res {
+pub(super) fn path_unlink_file(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    path: u32,
+    len: u32,
+) -> Res {
     let path = path_arg(mem, ctx, fd, path, len)?;
     let fs = ctx.fs.mem();
     if fs.lstat(&path)?.kind == FileKind::Directory {
@@ -531,10 +649,18 @@ pub(super) fn path_unlink_file(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, path: 
     Ok(fs.remove_file(&path)?)
 }
 
-pub(super) fn path_filestat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, flags: u32, path: u32, len: u32, out: u32) -> Res {
+pub(super) fn path_filestat_get(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    flags: u32,
+    path: u32,
+    len: u32,
+    out: u32,
+) -> Res {
     let path = path_arg(mem, ctx, fd, path, len)?;
     let fs = ctx.fs.mem();
-    let meta = if flags & u32::from(wasi::LOOKUPFLAGS_SYMLINK_FOLLOW) != 0 {
+    let meta = if flags & wasi::LOOKUPFLAGS_SYMLINK_FOLLOW != 0 {
         fs.stat(&path)?
     } else {
         fs.lstat(&path)?
@@ -542,7 +668,6 @@ pub(super) fn path_filestat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, flags
     write_filestat(mem, out, &meta)
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn path_filestat_set_times(
     mem: &mut Mem,
     ctx: &mut WasiCtx,
@@ -559,7 +684,6 @@ pub(super) fn path_filestat_set_times(
     Ok(ctx.fs.mem().set_times(&path, accessed, modified)?)
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn path_link(
     mem: &mut Mem,
     ctx: &mut WasiCtx,
@@ -576,7 +700,16 @@ pub(super) fn path_link(
     Ok(ctx.fs.mem().hard_link(&from, &to)?)
 }
 
-pub(super) fn path_readlink(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, path: u32, len: u32, buf: u32, buf_len: u32, out: u32) -> Res {
+pub(super) fn path_readlink(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    path: u32,
+    len: u32,
+    buf: u32,
+    buf_len: u32,
+    out: u32,
+) -> Res {
     let path = path_arg(mem, ctx, fd, path, len)?;
     let target = ctx.fs.mem().read_link(&path)?;
     let take = target.len().min(buf_len as usize);
@@ -584,13 +717,30 @@ pub(super) fn path_readlink(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, path: u32
     Ok(mem.set_u32(out, take as u32)?)
 }
 
-pub(super) fn path_rename(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, old_path: u32, old_len: u32, new_fd: u32, new_path: u32, new_len: u32) -> Res {
+pub(super) fn path_rename(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    old_path: u32,
+    old_len: u32,
+    new_fd: u32,
+    new_path: u32,
+    new_len: u32,
+) -> Res {
     let from = path_arg(mem, ctx, fd, old_path, old_len)?;
     let to = path_arg(mem, ctx, new_fd, new_path, new_len)?;
     Ok(ctx.fs.mem().rename(&from, &to)?)
 }
 
-pub(super) fn path_symlink(mem: &mut Mem, ctx: &mut WasiCtx, old_path: u32, old_len: u32, fd: u32, new_path: u32, new_len: u32) -> Res {
+pub(super) fn path_symlink(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    old_path: u32,
+    old_len: u32,
+    fd: u32,
+    new_path: u32,
+    new_len: u32,
+) -> Res {
     let target = mem.str(old_path, old_len)?.to_owned();
     let link = path_arg(mem, ctx, fd, new_path, new_len)?;
     Ok(ctx.fs.mem().symlink(&target, &link)?)

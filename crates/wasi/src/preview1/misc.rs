@@ -47,7 +47,13 @@ pub(super) fn clock_res_get(mem: &mut Mem, _ctx: &mut WasiCtx, id: u32, out: u32
     Ok(mem.set_u64(out, 1_000)?)
 }
 
-pub(super) fn clock_time_get(mem: &mut Mem, ctx: &mut WasiCtx, id: u32, _precision: u64, out: u32) -> Res {
+pub(super) fn clock_time_get(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    id: u32,
+    _precision: u64,
+    out: u32,
+) -> Res {
     let now = match id {
         0 => ctx.realtime_ns(),
         1 => ctx.monotonic_ns(),
@@ -75,15 +81,38 @@ pub(super) fn proc_raise(_mem: &mut Mem, _ctx: &mut WasiCtx, _signal: u32) -> Re
     Err(wasi::ERRNO_NOSYS.into())
 }
 
-pub(super) fn sock_accept(_mem: &mut Mem, _ctx: &mut WasiCtx, _fd: u32, _flags: u32, _out: u32) -> Res {
+pub(super) fn sock_accept(
+    _mem: &mut Mem,
+    _ctx: &mut WasiCtx,
+    _fd: u32,
+    _flags: u32,
+    _out: u32,
+) -> Res {
     Err(wasi::ERRNO_NOTSUP.into())
 }
 
-pub(super) fn sock_recv(_mem: &mut Mem, _ctx: &mut WasiCtx, _fd: u32, _iovs: u32, _count: u32, _flags: u32, _len: u32, _out: u32) -> Res {
+pub(super) fn sock_recv(
+    _mem: &mut Mem,
+    _ctx: &mut WasiCtx,
+    _fd: u32,
+    _iovs: u32,
+    _count: u32,
+    _flags: u32,
+    _len: u32,
+    _out: u32,
+) -> Res {
     Err(wasi::ERRNO_NOTSUP.into())
 }
 
-pub(super) fn sock_send(_mem: &mut Mem, _ctx: &mut WasiCtx, _fd: u32, _iovs: u32, _count: u32, _flags: u32, _out: u32) -> Res {
+pub(super) fn sock_send(
+    _mem: &mut Mem,
+    _ctx: &mut WasiCtx,
+    _fd: u32,
+    _iovs: u32,
+    _count: u32,
+    _flags: u32,
+    _out: u32,
+) -> Res {
     Err(wasi::ERRNO_NOTSUP.into())
 }
 
@@ -97,7 +126,6 @@ pub(super) fn sock_shutdown(_mem: &mut Mem, _ctx: &mut WasiCtx, _fd: u32, _how: 
 /// and the answer is kept: calling again with the same name and arguments and a
 /// larger buffer takes it without running the tool twice. A refused or failed call
 /// returns `EPERM` with the message in `out`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn tool_call(
     mem: &mut Mem,
     ctx: &mut WasiCtx,

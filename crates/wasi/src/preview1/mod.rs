@@ -10,9 +10,12 @@
 
 mod errno;
 mod fd;
+// The host functions take the WASI ABI's parameters one to one.
+#[allow(clippy::too_many_arguments)]
 mod fs;
 mod link;
 mod memory;
+#[allow(clippy::too_many_arguments)]
 mod misc;
 mod poll;
 

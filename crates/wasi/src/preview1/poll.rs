@@ -13,12 +13,27 @@ enum Wait {
     Write { fd: u32 },
 }
 
-pub(super) fn poll_oneoff(mem: &mut Mem, ctx: &mut WasiCtx, subs: u32, events: u32, count: u32, out: u32) -> Res {
+pub(super) fn poll_oneoff(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    subs: u32,
+    events: u32,
+    count: u32,
+    out: u32,
+) -> Res {
     if count == 0 {
         return Err(wasi::ERRNO_INVAL.into());
     }
-    mem.bytes(subs, count.checked_mul(SUBSCRIPTION_SIZE).ok_or(wasi::ERRNO_FAULT)?)?;
-    mem.bytes(events, count.checked_mul(EVENT_SIZE).ok_or(wasi::ERRNO_FAULT)?)?;
+    mem.bytes(
+        subs,
+        count
+            .checked_mul(SUBSCRIPTION_SIZE)
+            .ok_or(wasi::ERRNO_FAULT)?,
+    )?;
+    mem.bytes(
+        events,
+        count.checked_mul(EVENT_SIZE).ok_or(wasi::ERRNO_FAULT)?,
+    )?;
     // Relative timeouts count from the first attempt, not from each retry.
     let now = ctx.monotonic_ns();
     let started = *ctx.poll_started.get_or_insert(now);
@@ -30,7 +45,8 @@ pub(super) fn poll_oneoff(mem: &mut Mem, ctx: &mut WasiCtx, subs: u32, events: u
             0 => {
                 let clock = mem.u32(sub + 16)?;
                 let timeout = mem.u64(sub + 24)?;
-                let absolute = mem.u16(sub + 40)? & wasi::SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME != 0;
+                let absolute =
+                    mem.u16(sub + 40)? & wasi::SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME != 0;
                 let until_ns = match (clock, absolute) {
                     (_, false) => started.saturating_add(timeout),
                     // An absolute monotonic time is already on our clock.
@@ -44,8 +60,12 @@ pub(super) fn poll_oneoff(mem: &mut Mem, ctx: &mut WasiCtx, subs: u32, events: u
                 };
                 Wait::Clock { until_ns }
             }
-            1 => Wait::Read { fd: mem.u32(sub + 16)? },
-            2 => Wait::Write { fd: mem.u32(sub + 16)? },
+            1 => Wait::Read {
+                fd: mem.u32(sub + 16)?,
+            },
+            2 => Wait::Write {
+                fd: mem.u32(sub + 16)?,
+            },
             _ => {
                 ctx.poll_started = None;
                 return Err(wasi::ERRNO_INVAL.into());

@@ -1,48 +1,14 @@
 //! A host for guests in native tests: stdin from bytes, output collected, real time.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use sandtab_vfs::{Quota, SandboxFs, VfsPath};
 use sandtab_wasi::{
-    BoxFuture, ClockMode, GuestEngine, GuestIo, GuestLimits, GuestRun, OutStream, Platform,
-    RandomMode, RunOutcome,
+    BoxFuture, ClockMode, GuestEngine, GuestIo, GuestLimits, GuestRun, OutStream, RandomMode,
+    RunOutcome,
 };
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
-
-pub struct NativePlatform {
-    start: Instant,
-}
-
-impl Default for NativePlatform {
-    fn default() -> Self {
-        Self {
-            start: Instant::now(),
-        }
-    }
-}
-
-impl Platform for NativePlatform {
-    fn realtime_ns(&self) -> u64 {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)
-    }
-    fn monotonic_ns(&self) -> u64 {
-        self.start.elapsed().as_nanos() as u64
-    }
-    fn random(&self, buf: &mut [u8]) -> Result<(), String> {
-        // Tests only need bytes that differ between calls.
-        static COUNTER: AtomicUsize = AtomicUsize::new(1);
-        for byte in buf.iter_mut() {
-            let n = COUNTER.fetch_add(7919, Ordering::Relaxed);
-            *byte = (n ^ (n >> 8) ^ (n >> 16)) as u8;
-        }
-        Ok(())
-    }
-}
 
 /// Standard streams in memory. stdin comes in `chunk`-sized pieces, as from a pipe.
 #[derive(Default)]
@@ -65,7 +31,11 @@ impl GuestIo for TestIo {
             if self.stdin.is_empty() {
                 return Ok(None);
             }
-            let take = if self.chunk == 0 { self.stdin.len() } else { self.chunk.min(self.stdin.len()) };
+            let take = if self.chunk == 0 {
+                self.stdin.len()
+            } else {
+                self.chunk.min(self.stdin.len())
+            };
             Ok(Some(self.stdin.drain(..take).collect()))
         })
     }
@@ -94,7 +64,10 @@ impl GuestIo for TestIo {
         self.cancel.load(Ordering::SeqCst)
     }
     fn host_call(&mut self, name: String, args: String) -> BoxFuture<'_, Result<String, String>> {
-        self.calls.lock().unwrap().push((name.clone(), args.clone()));
+        self.calls
+            .lock()
+            .unwrap()
+            .push((name.clone(), args.clone()));
         Box::pin(async move {
             match name.as_str() {
                 "echo" => Ok(format!("{{\"echo\":{args}}}")),
@@ -106,8 +79,12 @@ impl GuestIo for TestIo {
 
 pub fn memory_fs() -> Arc<SandboxFs> {
     Arc::new(
-        SandboxFs::in_memory(Arc::new(sandtab_shell_free_clock()), Quota::UNLIMITED, Vec::new())
-            .expect("memory sandbox"),
+        SandboxFs::in_memory(
+            Arc::new(sandtab_shell_free_clock()),
+            Quota::UNLIMITED,
+            Vec::new(),
+        )
+        .expect("memory sandbox"),
     )
 }
 
@@ -161,7 +138,7 @@ impl Run {
             limits: self.limits,
             clock: self.clock,
             random: self.random,
-            platform: Arc::new(NativePlatform::default()),
+            platform: Arc::new(sandtab_wasi::NativeHost::default()),
         };
         futures::executor::block_on(sandtab_wasi::run(&engine, &module, run, io))
     }
@@ -169,8 +146,13 @@ impl Run {
 
 /// A guest built by `./dev setup` (target/guests/...).
 pub fn built_guest(relative: &str) -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/guests").join(relative);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/guests")
+        .join(relative);
     std::fs::read(&path).unwrap_or_else(|err| {
-        panic!("{}: {err}. The test guests are built by `./dev setup`.", path.display())
+        panic!(
+            "{}: {err}. The test guests are built by `./dev setup`.",
+            path.display()
+        )
     })
 }

@@ -1,0 +1,367 @@
+//! Guest programs as shell commands. A `.wasm` file runs by path (`./prog.wasm`,
+//! `/usr/bin/prog`) or from `PATH`, and installed programs (`python3`, `qjs`) by name,
+//! with streaming stdin/stdout/stderr, so they work in pipelines.
+//!
+//! bashkit would read a file given by path as a script. Its live command registry is
+//! consulted first, by exact name, so before each exec the shell registers the names
+//! in the script that denote guest modules (see [`Guests::prepare`]).
+
+use bashkit::{
+    BuiltinRegistry, Command, CommandContext, CommandInput, CommandOutput, CommandStatus,
+};
+use sandtab_vfs::{FileKind, SandboxFs, VfsPath};
+use sandtab_wasi::{
+    BoxFuture, ClockMode, CompiledModule, GuestEngine, GuestHost, GuestIo, GuestLimits, GuestRun,
+    OutStream, RandomMode,
+};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The first bytes of every WebAssembly module.
+const WASM_MAGIC: &[u8; 4] = b"\0asm";
+
+/// A program installed by name: its module, compiled on first use.
+struct Program {
+    bytes: Arc<Vec<u8>>,
+    sha256: Option<String>,
+    compiled: Mutex<Option<CompiledModule>>,
+}
+
+/// Everything guest commands share within one shell session.
+pub(crate) struct Guests {
+    engine: GuestEngine,
+    host: Arc<dyn GuestHost>,
+    fs: Arc<SandboxFs>,
+    limits: Mutex<GuestLimits>,
+    cancel: Arc<AtomicBool>,
+    programs: Mutex<HashMap<String, Arc<Program>>>,
+    registry: BuiltinRegistry,
+    /// Names registered for the current exec because they denote `.wasm` files.
+    by_path: Mutex<BTreeSet<String>>,
+}
+
+impl std::fmt::Debug for Guests {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guests").finish_non_exhaustive()
+    }
+}
+
+impl Guests {
+    pub(crate) fn new(
+        engine: GuestEngine,
+        host: Arc<dyn GuestHost>,
+        fs: Arc<SandboxFs>,
+        limits: GuestLimits,
+        cancel: Arc<AtomicBool>,
+        registry: BuiltinRegistry,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            engine,
+            host,
+            fs,
+            limits: Mutex::new(limits),
+            cancel,
+            programs: Mutex::default(),
+            registry,
+            by_path: Mutex::default(),
+        })
+    }
+
+    pub(crate) fn limits(&self) -> GuestLimits {
+        *lock(&self.limits)
+    }
+
+    pub(crate) fn set_limits(&self, limits: GuestLimits) {
+        *lock(&self.limits) = limits;
+    }
+
+    /// Installs a program under `names` (for example `python3` and `python`).
+    pub(crate) fn install(
+        self: &Arc<Self>,
+        names: &[&str],
+        bytes: Arc<Vec<u8>>,
+        sha256: Option<String>,
+    ) {
+        let program = Arc::new(Program {
+            bytes,
+            sha256,
+            compiled: Mutex::default(),
+        });
+        for name in names {
+            lock(&self.programs).insert((*name).to_owned(), program.clone());
+            self.registry.insert_command(
+                *name,
+                GuestCommand {
+                    guests: self.clone(),
+                    target: Target::Installed(program.clone()),
+                },
+            );
+        }
+    }
+
+    /// Compiles an installed program now (so its first run does not pay for it).
+    pub(crate) fn precompile(&self, name: &str) -> Result<(), sandtab_wasi::GuestError> {
+        let program = lock(&self.programs).get(name).cloned();
+        match program {
+            Some(program) => self.compiled(&program).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    fn compiled(&self, program: &Program) -> Result<CompiledModule, sandtab_wasi::GuestError> {
+        let mut slot = lock(&program.compiled);
+        if let Some(module) = &*slot {
+            return Ok(module.clone());
+        }
+        let module = self
+            .engine
+            .compile(&program.bytes, program.sha256.as_deref())?;
+        *slot = Some(module.clone());
+        Ok(module)
+    }
+
+    /// Registers the words of `script` that name guest modules: words ending in
+    /// `.wasm`, and paths or `PATH` names of executable files that begin with the
+    /// WebAssembly magic. Names registered for an earlier exec that no longer apply
+    /// are removed.
+    pub(crate) async fn prepare(self: &Arc<Self>, script: &str, cwd: &str, path_var: &str) {
+        let cwd = VfsPath::parse(cwd).unwrap_or_else(|_| VfsPath::root());
+        let mut names = BTreeSet::new();
+        for word in candidate_words(script) {
+            if lock(&self.programs).contains_key(word) {
+                continue;
+            }
+            if word.contains('/') {
+                if word.ends_with(".wasm") || self.is_guest_file(&cwd, word).await {
+                    names.insert(word.to_owned());
+                }
+            } else if word.ends_with(".wasm") || self.registry.lookup(word).is_none() {
+                for dir in path_var.split(':').filter(|dir| dir.starts_with('/')) {
+                    if self.is_guest_file(&cwd, &format!("{dir}/{word}")).await {
+                        names.insert(word.to_owned());
+                        break;
+                    }
+                }
+            }
+        }
+        let mut registered = lock(&self.by_path);
+        for stale in registered.difference(&names) {
+            self.registry.remove(stale);
+        }
+        for name in names.difference(&registered) {
+            self.registry.insert_command(
+                name.clone(),
+                GuestCommand {
+                    guests: self.clone(),
+                    target: Target::File,
+                },
+            );
+        }
+        *registered = names;
+    }
+
+    /// Whether `word` (relative to `cwd`) is an executable file holding a wasm module.
+    async fn is_guest_file(&self, cwd: &VfsPath, word: &str) -> bool {
+        let Ok(path) = cwd.join(word) else {
+            return false;
+        };
+        let mem = self.fs.mem();
+        match mem.stat(&path) {
+            Ok(meta) if meta.kind == FileKind::File && meta.mode & 0o111 != 0 && meta.size >= 8 => {
+            }
+            _ => return false,
+        }
+        if self.fs.load_for_read(&path).await.is_err() {
+            return false;
+        }
+        mem.read_at(&path, 0, 4)
+            .is_ok_and(|head| head == WASM_MAGIC)
+    }
+
+    /// The module a command named `name` runs, and the program path it was found at.
+    async fn module_for_file(
+        &self,
+        name: &str,
+        cwd: &VfsPath,
+        path_var: &str,
+    ) -> Result<CompiledModule, (i32, String)> {
+        let candidates: Vec<VfsPath> = if name.contains('/') {
+            cwd.join(name).into_iter().collect()
+        } else {
+            path_var
+                .split(':')
+                .filter(|dir| dir.starts_with('/'))
+                .filter_map(|dir| VfsPath::parse(&format!("{dir}/{name}")).ok())
+                .collect()
+        };
+        let mem = self.fs.mem();
+        let Some(path) = candidates.into_iter().find(|path| mem.stat(path).is_ok()) else {
+            return Err((127, format!("{name}: No such file or directory\n")));
+        };
+        let meta = mem
+            .stat(&path)
+            .map_err(|err| (127, format!("{name}: {}\n", err.kind().description())))?;
+        if meta.kind == FileKind::Directory {
+            return Err((126, format!("{name}: Is a directory\n")));
+        }
+        if meta.mode & 0o111 == 0 && !name.ends_with(".wasm") {
+            return Err((126, format!("{name}: Permission denied\n")));
+        }
+        self.fs
+            .load_for_read(&path)
+            .await
+            .map_err(|err| (126, format!("{name}: {err}\n")))?;
+        let bytes = mem
+            .read(&path)
+            .map_err(|err| (126, format!("{name}: {err}\n")))?;
+        self.engine
+            .compile(&bytes, None)
+            .map_err(|err| (err.exit_status(), format!("{name}: {err}\n")))
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Words of a script that could be command names: split on blanks and operators,
+/// quotes dropped. Over-inclusive on purpose: a word that is not a command costs a
+/// `stat`, and a registered name that is never run does nothing.
+fn candidate_words(script: &str) -> impl Iterator<Item = &str> {
+    script
+        .split(|c: char| {
+            c.is_whitespace()
+                || matches!(c, ';' | '|' | '&' | '(' | ')' | '<' | '>' | '`' | '{' | '}')
+        })
+        .map(|word| word.trim_matches(|c| c == '"' || c == '\''))
+        .filter(|word| {
+            !word.is_empty()
+                && !word.starts_with('-')
+                && !word.contains('$')
+                && !word.contains('=')
+                && !word.contains('*')
+                && word.len() < 512
+        })
+}
+
+/// What a guest command runs.
+enum Target {
+    /// An installed program.
+    Installed(Arc<Program>),
+    /// The `.wasm` file its name denotes.
+    File,
+}
+
+struct GuestCommand {
+    guests: Arc<Guests>,
+    target: Target,
+}
+
+#[bashkit::async_trait]
+impl Command for GuestCommand {
+    async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+        let guests = &self.guests;
+        let cwd = ctx
+            .cwd
+            .to_str()
+            .and_then(|cwd| VfsPath::parse(cwd).ok())
+            .unwrap_or_else(VfsPath::root);
+        let path_var = ctx.env.get("PATH").cloned().unwrap_or_default();
+        let module = match &self.target {
+            Target::Installed(program) => guests
+                .compiled(program)
+                .map_err(|err| (err.exit_status(), format!("{}: {err}\n", ctx.name))),
+            Target::File => guests.module_for_file(ctx.name, &cwd, &path_var).await,
+        };
+        let module = match module {
+            Ok(module) => module,
+            Err((code, message)) => {
+                ctx.stderr
+                    .write_all(format!("bash: {message}").as_bytes())
+                    .await?;
+                return Ok(CommandStatus::with_code(code));
+            }
+        };
+        let mut args = vec![ctx.name.to_owned()];
+        args.extend(ctx.args.iter().cloned());
+        let mut env: Vec<(String, String)> = ctx
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        env.sort();
+        let run = GuestRun {
+            args,
+            env,
+            preopens: GuestRun::default_preopens(&guests.fs, &cwd),
+            fs: guests.fs.clone(),
+            limits: guests.limits(),
+            clock: ClockMode::Real,
+            random: RandomMode::Real,
+            platform: guests.host.clone(),
+        };
+        let mut io = CommandIo {
+            stdin: ctx.stdin.clone(),
+            stdout: ctx.stdout.clone(),
+            stderr: ctx.stderr.clone(),
+            host: guests.host.clone(),
+            cancel: guests.cancel.clone(),
+        };
+        let outcome = sandtab_wasi::run(&guests.engine, &module, run, &mut io).await;
+        Ok(CommandStatus::with_code(outcome.exit_code))
+    }
+}
+
+/// A guest's standard streams are the command's: pipes, files or the terminal.
+struct CommandIo {
+    stdin: CommandInput,
+    stdout: CommandOutput,
+    stderr: CommandOutput,
+    host: Arc<dyn GuestHost>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl GuestIo for CommandIo {
+    fn read_stdin(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>> {
+        Box::pin(async move { self.stdin.read_chunk().await.map_err(|err| err.to_string()) })
+    }
+
+    fn write(&mut self, stream: OutStream, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async move {
+            let out = match stream {
+                OutStream::Stdout => &self.stdout,
+                OutStream::Stderr => &self.stderr,
+            };
+            out.write_all(&bytes).await.map_err(|err| err.to_string())
+        })
+    }
+
+    fn yield_now(&mut self) -> BoxFuture<'_, ()> {
+        self.host.yield_now()
+    }
+
+    fn sleep(&mut self, nanos: u64) -> BoxFuture<'_, ()> {
+        // Sleep in steps, so a cancel is seen within 50 ms.
+        let host = self.host.clone();
+        let cancel = self.cancel.clone();
+        Box::pin(async move {
+            let mut left = nanos;
+            while left > 0 && !cancel.load(Ordering::SeqCst) {
+                let step = left.min(50_000_000);
+                host.sleep(step).await;
+                left -= step;
+            }
+        })
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
+
+    fn host_call(&mut self, name: String, args: String) -> BoxFuture<'_, Result<String, String>> {
+        self.host.host_call(name, args)
+    }
+}
