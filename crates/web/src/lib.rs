@@ -5,6 +5,7 @@
 //! lives in platform-free crates; [`idb_store`] is the IndexedDB backend.
 
 mod convert;
+mod guest_host;
 pub mod idb_store;
 pub mod opfs_store;
 mod options;
@@ -117,6 +118,7 @@ impl Sandbox {
             config.limits,
             config.name,
             StorageKind::Memory,
+            config.host_call,
         )
     }
 
@@ -149,8 +151,14 @@ impl Sandbox {
         .map_err(vfs_error)?;
         let fs = Arc::new(fs);
         // A new sandbox's first flush writes its root and `/home/agent`.
-        let mut sandbox = Self::with_fs(fs.clone(), config.limits, config.name, storage)
-            .map_err(JsValue::from)?;
+        let mut sandbox = Self::with_fs(
+            fs.clone(),
+            config.limits,
+            config.name,
+            storage,
+            config.host_call,
+        )
+        .map_err(JsValue::from)?;
         sandbox.opfs = opfs;
         fs.flush().await.map_err(vfs_error)?;
         Ok(sandbox)
@@ -161,8 +169,12 @@ impl Sandbox {
         limits: sandtab_shell::ShellLimits,
         name: String,
         storage: StorageKind,
+        host_call: Option<js_sys::Function>,
     ) -> Result<Sandbox, JsError> {
-        let shell = Shell::new(fs.clone(), limits).map_err(|err| JsError::new(&err.to_string()))?;
+        let engine = sandtab_shell::GuestEngine::new(limits.guest.call_depth);
+        let host = Arc::new(guest_host::WebHost::new(host_call));
+        let shell = Shell::with_guest_host(fs.clone(), limits, engine, host)
+            .map_err(|err| JsError::new(&err.to_string()))?;
         let cancel = shell.cancel_handle();
         Ok(Sandbox {
             shell: Rc::new(RefCell::new(shell)),
@@ -203,7 +215,12 @@ impl Sandbox {
     // for the whole exec, and a second exec meanwhile gets a clear error from
     // `try_borrow_mut` instead of a panic. Nothing else borrows the shell.
     #[allow(clippy::await_holding_refcell_ref)]
-    pub fn exec(&self, script: String, on_output: Option<js_sys::Function>) -> js_sys::Promise {
+    pub fn exec(
+        &self,
+        script: String,
+        on_output: Option<js_sys::Function>,
+        options: Option<Object>,
+    ) -> js_sys::Promise {
         let shell = self.shell.clone();
         wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
             let mut shell = shell.try_borrow_mut().map_err(|_| {
@@ -230,9 +247,54 @@ impl Sandbox {
                     );
                 }
             };
+            // `{ guestLimits }` overrides the sandbox's guest limits for this exec only.
+            let usual = shell.limits().guest;
+            if let Some(options) = &options {
+                options::guest_limits_in(options, "guestLimits", usual)
+                    .and_then(|limits| {
+                        shell
+                            .set_guest_limits(limits)
+                            .map_err(|err| err.to_string())
+                    })
+                    .map_err(|err| JsValue::from(JsError::new(&err)))?;
+            }
             let outcome = shell.exec_streaming(&script, &mut forward).await;
+            let _ = shell.set_guest_limits(usual);
             Ok(outcome_to_js(&outcome))
         }))
+    }
+
+    /// Installs a WebAssembly (WASI) program as the commands `names`, for example
+    /// CPython as `["python3", "python"]`. With `sha256` (hex), a module whose hash
+    /// differs refuses to run. Compiling happens here, so the first run starts at once;
+    /// throws an `Error` for a module that is not valid WebAssembly.
+    #[wasm_bindgen(js_name = installProgram)]
+    pub fn install_program(
+        &self,
+        names: Vec<String>,
+        module: Vec<u8>,
+        sha256: Option<String>,
+    ) -> Result<(), JsError> {
+        let mut shell = self
+            .shell
+            .try_borrow_mut()
+            .map_err(|_| JsError::new("sandbox is busy: another command is still running"))?;
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let Some(first) = names.first().copied() else {
+            return Err(JsError::new(
+                "installProgram needs at least one command name",
+            ));
+        };
+        if let Some(bad) = names
+            .iter()
+            .find(|name| name.is_empty() || name.contains(['/', ' ', '\t', '\n']))
+        {
+            return Err(JsError::new(&format!("not a command name: {bad:?}")));
+        }
+        shell.install_program(&names, Arc::new(module), sha256);
+        shell
+            .precompile(first)
+            .map_err(|err| JsError::new(&format!("{first}: {err}")))
     }
 
     /// Stops the running exec (it ends with exit status 130); files are kept.

@@ -6,6 +6,7 @@ use sandtab_shell::ShellLimits;
 use sandtab_vfs::{Mount, MountSource, Quota, VfsPath};
 use std::collections::HashMap;
 use std::time::Duration;
+use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 /// The largest integer a JS number holds exactly.
@@ -19,6 +20,17 @@ const LIMIT_FIELDS: &[&str] = &[
     "maxFunctionDepth",
     "timeoutMs",
     "maxOutputBytes",
+];
+
+/// The JS names of the guest program limits.
+const GUEST_LIMIT_FIELDS: &[&str] = &[
+    "fuel",
+    "memoryBytes",
+    "tableElements",
+    "instances",
+    "callDepth",
+    "deadlineMs",
+    "outputBytes",
 ];
 
 /// The JS names of the filesystem quota fields.
@@ -54,6 +66,8 @@ pub struct SandboxConfig {
     pub storage: Option<StorageKind>,
     /// `/tmp` in memory, then the page's read-only mounts.
     pub mounts: Vec<Mount>,
+    /// `hostCall(name, argsJson) => Promise<string>`: answers guests' `sandtab.tool_call`.
+    pub host_call: Option<js_sys::Function>,
 }
 
 /// `{ limits?: {...}, quota?: { maxBytes?, maxEntries?, maxFileSize? } }`;
@@ -68,6 +82,7 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             path: VfsPath::parse("/tmp").map_err(|err| err.to_string())?,
             source: MountSource::Memory,
         }],
+        host_call: None,
     };
     if options.is_undefined() || options.is_null() {
         return Ok(config);
@@ -78,7 +93,15 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
     check_keys(
         options,
         "options",
-        &["limits", "quota", "name", "storage", "mounts"],
+        &[
+            "limits",
+            "quota",
+            "name",
+            "storage",
+            "mounts",
+            "guestLimits",
+            "hostCall",
+        ],
     )?;
     let name = get(options, "name")?;
     if !name.is_undefined() {
@@ -126,7 +149,17 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             _ => target.max_output_bytes = as_usize(value),
         }
     }
+    config.limits.guest = guest_limits_in(options, "guestLimits", config.limits.guest)?;
     config.limits.validate().map_err(|err| err.to_string())?;
+    let host_call = get(options, "hostCall")?;
+    if !host_call.is_undefined() && !host_call.is_null() {
+        config.host_call = Some(host_call.dyn_into().map_err(|value| {
+            format!(
+                "options.hostCall must be a function, got {}",
+                describe(&value)
+            )
+        })?);
+    }
 
     for (name, value) in whole_numbers(options, "quota", QUOTA_FIELDS)? {
         match name {
@@ -196,6 +229,30 @@ fn parse_mounts(value: &JsValue) -> Result<Vec<Mount>, String> {
 }
 
 /// The positive whole numbers of `options[section]`, refusing unknown keys.
+/// `base` with the fields of `options[section]` (`{ fuel?, memoryBytes?, ... }`) applied.
+pub fn guest_limits_in(
+    options: &JsValue,
+    section: &str,
+    base: sandtab_shell::GuestLimits,
+) -> Result<sandtab_shell::GuestLimits, String> {
+    let mut limits = base;
+    for (name, value) in whole_numbers(options, section, GUEST_LIMIT_FIELDS)? {
+        match name {
+            "fuel" => limits.fuel = value,
+            "memoryBytes" => limits.memory_bytes = value,
+            "tableElements" => limits.table_elements = value,
+            "instances" => limits.instances = value,
+            "callDepth" => limits.call_depth = value,
+            "deadlineMs" => limits.deadline_ms = value,
+            _ => limits.output_bytes = value,
+        }
+    }
+    limits
+        .validate()
+        .map_err(|err| format!("{section}: {err}"))?;
+    Ok(limits)
+}
+
 fn whole_numbers(
     options: &JsValue,
     section: &str,

@@ -72,7 +72,7 @@ thread_local! {
 }
 
 /// Wakes `waker` from a fresh macrotask, after pending messages have been delivered.
-fn wake_after_macrotask(waker: Waker) {
+pub(crate) fn wake_after_macrotask(waker: Waker) {
     QUEUE.with(|queue| {
         let mut queue = queue.borrow_mut();
         let queue = match &mut *queue {

@@ -21,7 +21,7 @@ fn text(bytes: JsValue) -> String {
 }
 
 pub async fn exec(sandbox: &Sandbox, script: &str, on_output: Option<Function>) -> Outcome {
-    let result = JsFuture::from(sandbox.exec(script.to_owned(), on_output))
+    let result = JsFuture::from(sandbox.exec(script.to_owned(), on_output, None))
         .await
         .unwrap();
     Outcome {
@@ -63,12 +63,12 @@ pub async fn cancel_stops_a_busy_loop() {
     // end with 126; ending with 130 proves the cancel got through while it ran.
     let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
     exec(&sandbox, "echo kept > /tmp/k", None).await;
-    let running = JsFuture::from(sandbox.exec("while true; do :; done".into(), None));
+    let running = JsFuture::from(sandbox.exec("while true; do :; done".into(), None, None));
     let cancel = async {
         sleep(50).await;
         sandbox.cancel();
     };
-    let (result, ()) = futures_join(running, cancel).await;
+    let (result, ()) = join(running, cancel).await;
     let result = result.unwrap();
     let code = field(&result, "exitCode").as_f64().unwrap() as i32;
     assert_eq!(code, 130, "stderr: {}", text(field(&result, "stderr")));
@@ -77,7 +77,7 @@ pub async fn cancel_stops_a_busy_loop() {
 }
 
 /// Polls two futures together (no extra dependency for one join).
-async fn futures_join<A: std::future::Future, B: std::future::Future>(
+pub async fn join<A: std::future::Future, B: std::future::Future>(
     a: A,
     b: B,
 ) -> (A::Output, B::Output) {

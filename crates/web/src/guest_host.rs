@@ -1,0 +1,121 @@
+//! The browser's side of guest programs: clocks, `crypto.getRandomValues`, a macrotask
+//! tick to let the worker's event loop run between fuel slices, `setTimeout` for
+//! sleeps, and the page's host-call function.
+
+use sandtab_wasi::{BoxFuture, GuestHost, Platform};
+use send_wrapper::SendWrapper;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
+    fn get_random_values(buf: &mut [u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &js_sys::Function, ms: f64) -> JsValue;
+}
+
+/// The worker's platform for guests.
+#[derive(Debug)]
+pub struct WebHost {
+    /// `hostCall(name, argsJson) => Promise<string>` from the sandbox's options.
+    host_call: SendWrapper<Option<js_sys::Function>>,
+}
+
+impl WebHost {
+    /// A host whose guests' `sandtab.tool_call` goes to `host_call`, if given.
+    pub fn new(host_call: Option<js_sys::Function>) -> Self {
+        Self {
+            host_call: SendWrapper::new(host_call),
+        }
+    }
+}
+
+impl Platform for WebHost {
+    fn realtime_ns(&self) -> u64 {
+        (js_sys::Date::now() * 1e6) as u64
+    }
+
+    fn monotonic_ns(&self) -> u64 {
+        (performance_now() * 1e6) as u64
+    }
+
+    fn random(&self, buf: &mut [u8]) -> Result<(), String> {
+        // getRandomValues fills at most 65,536 bytes per call.
+        for chunk in buf.chunks_mut(65_536) {
+            get_random_values(chunk).map_err(|err| format!("{err:?}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl GuestHost for WebHost {
+    fn yield_now(&self) -> BoxFuture<'static, ()> {
+        Box::pin(MacrotaskTick { posted: false })
+    }
+
+    fn sleep(&self, nanos: u64) -> BoxFuture<'static, ()> {
+        let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+            set_timeout(&resolve, nanos as f64 / 1e6);
+        });
+        let wait = SendWrapper::new(JsFuture::from(promise));
+        Box::pin(async move {
+            let _ = wait.await;
+        })
+    }
+
+    fn host_call(&self, name: String, args: String) -> BoxFuture<'static, Result<String, String>> {
+        let Some(function) = (*self.host_call).clone() else {
+            return Box::pin(async move { Err(format!("no host function `{name}` is granted")) });
+        };
+        let called = function.call2(
+            &JsValue::NULL,
+            &JsValue::from_str(&name),
+            &JsValue::from_str(&args),
+        );
+        let future = SendWrapper::new(async move {
+            let value = match called {
+                Ok(value) => JsFuture::from(js_sys::Promise::resolve(&value)).await,
+                Err(err) => Err(err),
+            };
+            match value {
+                Ok(value) => value
+                    .as_string()
+                    .ok_or_else(|| "the host call did not answer with a string".to_owned()),
+                Err(err) => Err(error_text(&err)),
+            }
+        });
+        Box::pin(future)
+    }
+}
+
+fn error_text(err: &JsValue) -> String {
+    js_sys::Reflect::get(err, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|message| message.as_string())
+        .or_else(|| err.as_string())
+        .unwrap_or_else(|| "the host call failed".to_owned())
+}
+
+/// Ready after one macrotask: pending messages (a cancel) are delivered first.
+struct MacrotaskTick {
+    posted: bool,
+}
+
+impl Future for MacrotaskTick {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.posted {
+            return Poll::Ready(());
+        }
+        self.posted = true;
+        crate::yielding::wake_after_macrotask(cx.waker().clone());
+        Poll::Pending
+    }
+}

@@ -1,0 +1,177 @@
+//! Guest programs in a dedicated worker, where they run in production: by path, in
+//! pipelines, under limits, cancelled from outside, and awaiting a host call that a
+//! JavaScript promise answers.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
+
+mod common;
+
+use common::{exec, limits, sleep};
+use js_sys::{Function, Reflect, Uint8Array};
+use sandtab_web::Sandbox;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
+const HELLO: &[u8] = include_bytes!("../../../target/guests/c/hello.wasm");
+const UPPER: &[u8] = include_bytes!("../../../target/guests/c/stdin_upper.wasm");
+const EXIT_TRAP: &[u8] = include_bytes!("../../../target/guests/c/exit_trap.wasm");
+
+async fn with_files(options: &str, files: &[(&str, &[u8])]) -> Sandbox {
+    let sandbox = Sandbox::new(limits(options)).unwrap();
+    for (path, bytes) in files {
+        sandbox
+            .write_file((*path).into(), bytes.to_vec())
+            .await
+            .unwrap();
+    }
+    sandbox
+}
+
+#[wasm_bindgen_test]
+async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline() {
+    let sandbox = with_files(
+        "{}",
+        &[
+            ("/home/agent/hello.wasm", HELLO),
+            ("/home/agent/upper.wasm", UPPER),
+        ],
+    )
+    .await;
+    let out = exec(&sandbox, "./hello.wasm 5 x; echo status=$?", None).await;
+    assert_eq!(
+        out.stdout, "argv[0]=./hello.wasm\nargv[1]=5\nargv[2]=x\nGREETING unset\nstatus=5\n",
+        "{}",
+        out.stderr
+    );
+    let out = exec(
+        &sandbox,
+        "seq 1 5000 | ./upper.wasm 2>/dev/null | wc -l",
+        None,
+    )
+    .await;
+    assert_eq!(out.stdout.trim(), "5000", "{}", out.stderr);
+}
+
+#[wasm_bindgen_test]
+async fn a_guest_limit_gives_137_and_a_per_command_override_applies() {
+    let sandbox = with_files(
+        r#"{"guestLimits": {"fuel": 20000000}}"#,
+        &[("/home/agent/t.wasm", EXIT_TRAP)],
+    )
+    .await;
+    let out = exec(&sandbox, "./t.wasm loop; echo status=$?", None).await;
+    assert_eq!(out.stdout, "status=137\n");
+    assert!(out.stderr.contains("[fuel]"), "{}", out.stderr);
+    // This exec only: a memory limit the bomb runs into.
+    let options: js_sys::Object =
+        limits(r#"{"guestLimits": {"memoryBytes": 100000000}}"#).unchecked_into();
+    let result = JsFuture::from(sandbox.exec(
+        "./t.wasm alloc > /dev/null; echo status=$?".into(),
+        None,
+        Some(options),
+    ))
+    .await
+    .unwrap();
+    let stdout = String::from_utf8(
+        Uint8Array::new(&Reflect::get(&result, &"stdout".into()).unwrap()).to_vec(),
+    )
+    .unwrap();
+    let stderr = String::from_utf8(
+        Uint8Array::new(&Reflect::get(&result, &"stderr".into()).unwrap()).to_vec(),
+    )
+    .unwrap();
+    assert_eq!(stdout, "status=137\n", "{stderr}");
+    assert!(stderr.contains("[memory_bytes]"), "{stderr}");
+    let out = exec(&sandbox, "./t.wasm exit 3; echo status=$?", None).await;
+    assert_eq!(out.stdout, "exit 3\nstatus=3\n");
+}
+
+#[wasm_bindgen_test]
+async fn a_cancel_stops_a_running_guest() {
+    let sandbox = with_files(
+        r#"{"guestLimits": {"fuel": 1000000000000}}"#,
+        &[("/home/agent/t.wasm", EXIT_TRAP)],
+    )
+    .await;
+    let running = JsFuture::from(sandbox.exec("./t.wasm loop; echo status=$?".into(), None, None));
+    let cancel = async {
+        sleep(100).await;
+        sandbox.cancel();
+    };
+    let (result, ()) = common::join(running, cancel).await;
+    let result = result.unwrap();
+    let code = Reflect::get(&result, &"exitCode".into())
+        .unwrap()
+        .as_f64()
+        .unwrap() as i32;
+    assert_eq!(code, 130);
+    // The session works after.
+    let out = exec(&sandbox, "./t.wasm exit 0; echo ok", None).await;
+    assert_eq!(out.stdout, "exit 0\nok\n");
+}
+
+const TOOL_CALL: &str = r#"(module
+  (import "sandtab" "tool_call" (func $call (param i32 i32 i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 100) "weather")
+  (data (i32.const 200) "{\"city\":\"Oslo\"}")
+  (func (export "_start") (local $errno i32)
+    (local.set $errno (call $call (i32.const 100) (i32.const 7) (i32.const 200) (i32.const 15)
+                                  (i32.const 1000) (i32.const 500) (i32.const 16)))
+    (i32.store (i32.const 0) (i32.const 1000))
+    (i32.store (i32.const 4) (i32.load (i32.const 16)))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (call $exit (local.get $errno))))"#;
+
+#[wasm_bindgen_test]
+async fn a_host_call_is_answered_by_a_javascript_promise() {
+    // hostCall answers after a real timer, so the guest truly waits on the event loop.
+    let host_call = Function::new_with_args(
+        "name, args",
+        "return new Promise((resolve, reject) => setTimeout(() => name === 'weather' \
+           ? resolve(JSON.stringify({ tool: name, args: JSON.parse(args), temp: 3 })) \
+           : reject(new Error('no tool ' + name)), 20));",
+    );
+    let options = limits("{}");
+    Reflect::set(&options, &"hostCall".into(), &host_call).unwrap();
+    let sandbox = Sandbox::new(options).unwrap();
+    sandbox
+        .write_file(
+            "/home/agent/tool.wasm".into(),
+            wat::parse_str(TOOL_CALL).unwrap(),
+        )
+        .await
+        .unwrap();
+    let out = exec(&sandbox, "./tool.wasm; echo \" status=$?\"", None).await;
+    assert_eq!(
+        out.stdout,
+        r#"{"tool":"weather","args":{"city":"Oslo"},"temp":3} status=0"#.to_owned() + "\n",
+        "{}",
+        out.stderr
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_installed_program_is_a_command_and_a_wrong_pin_is_refused() {
+    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let wrong =
+        sandbox.install_program(vec!["hello".into()], HELLO.to_vec(), Some("00".repeat(32)));
+    let message = format!("{:?}", JsValue::from(wrong.unwrap_err()));
+    assert!(message.contains("hash mismatch"), "{message}");
+    sandbox
+        .install_program(vec!["greet".into(), "hi".into()], HELLO.to_vec(), None)
+        .unwrap();
+    let out = exec(&sandbox, "greet a; hi; echo $?", None).await;
+    assert_eq!(
+        out.stdout, "argv[0]=greet\nargv[1]=a\nGREETING unset\nargv[0]=hi\nGREETING unset\n0\n",
+        "{}",
+        out.stderr
+    );
+    let bad = sandbox.install_program(vec!["x".into()], b"not wasm".to_vec(), None);
+    assert!(bad.is_err());
+}
