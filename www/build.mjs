@@ -3,15 +3,33 @@
 // the page bundle, and the worker finds the wasm beside itself). Copy dist/ to any static
 // host: no special headers are needed.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 
 const here = (path) => new URL(path, import.meta.url).pathname;
 const dist = here('./dist/');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 
+// The guest programs the demo installs (fetched by `./dev setup`), served from
+// dist/guests/ and pinned by their SHA-256.
+const guests = { python: 'python.wasm', qjs: 'quickjs.wasm' };
+const hashes = {};
+mkdirSync(`${dist}guests`, { recursive: true });
+for (const [name, file] of Object.entries(guests)) {
+  const source = here(`../target/guests/${file}`);
+  if (!existsSync(source)) throw new Error(`www: ${source} is missing; run ./dev setup`);
+  copyFileSync(source, `${dist}guests/${file}`);
+  hashes[name] = createHash('sha256').update(readFileSync(source)).digest('hex');
+}
+
 const common = { bundle: true, format: 'esm', target: 'es2022', sourcemap: true, logLevel: 'warning' };
-await build({ ...common, entryPoints: [here('./src/main.ts')], outfile: `${dist}main.js` });
+await build({
+  ...common,
+  entryPoints: [here('./src/main.ts')],
+  outfile: `${dist}main.js`,
+  define: { __GUEST_HASHES__: JSON.stringify(hashes) },
+});
 await build({ ...common, entryPoints: [here('../web/dist/worker.js')], outfile: `${dist}worker.js` });
 copyFileSync(here('../web/pkg/sandtab_web_bg.wasm'), `${dist}sandtab_web_bg.wasm`);
 for (const file of ['index.html', 'style.css']) copyFileSync(here(`./${file}`), `${dist}${file}`);

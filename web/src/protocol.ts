@@ -2,7 +2,7 @@
 // Every request that expects an answer carries an `id`; output chunks of an exec arrive
 // as `output` messages with that exec's id before its `result`.
 
-import type { WorkerOptions } from './types.js';
+import type { GuestLimits, ProgressEvent, WorkerOptions } from './types.js';
 
 /** Sandbox methods the page may call through a `call` request (all run in order). */
 export const CALLS = [
@@ -25,8 +25,11 @@ export type QueryName = (typeof QUERIES)[number];
 
 export type Request =
   // `module`: the runtime already compiled by an earlier worker of this page.
-  | { type: 'init'; options: WorkerOptions; module?: WebAssembly.Module }
-  | { type: 'exec'; id: number; script: string }
+  // `hostCall`: whether the page answers guests' host calls.
+  | { type: 'init'; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
+  | { type: 'exec'; id: number; script: string; guestLimits?: GuestLimits }
+  // The page's answer to a guest's host call.
+  | { type: 'hostCallResult'; callId: number; value?: string; error?: string }
   | { type: 'cancel' }
   | { type: 'call'; id: number; method: CallName; args: unknown[] }
   | { type: 'query'; id: number; method: QueryName; args: unknown[] };
@@ -37,4 +40,7 @@ export type Reply =
   | { type: 'initError'; message: string; code?: string }
   | { type: 'output'; id: number; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | { type: 'result'; id: number; value: unknown }
-  | { type: 'error'; id: number; message: string; code?: string };
+  | { type: 'error'; id: number; message: string; code?: string }
+  | { type: 'progress'; event: ProgressEvent }
+  // A guest asks the page to run a host call.
+  | { type: 'hostCall'; callId: number; name: string; args: string };

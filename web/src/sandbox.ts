@@ -3,6 +3,7 @@
 
 import type { CallName, QueryName, Reply, Request } from './protocol.js';
 import type {
+  ProgressEvent,
   DirEntry,
   ExecOptions,
   ExecResult,
@@ -57,8 +58,13 @@ export class Sandbox {
   #nextId = 1;
   #dead: SandboxError | null = null;
 
-  private constructor(worker: Worker) {
+  readonly #onProgress?: (event: ProgressEvent) => void;
+  readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
+
+  private constructor(worker: Worker, options: SandboxOptions) {
     this.#worker = worker;
+    this.#onProgress = options.onProgress;
+    this.#hostCall = options.hostCall;
   }
 
   /** Starts a runtime worker and opens the sandbox `options.name` in it: from
@@ -71,7 +77,7 @@ export class Sandbox {
     const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     const worker = new Worker(url, { type: 'module', name: 'sandtab-runtime' });
     const runtimeKey = String(url);
-    const sandbox = new Sandbox(worker);
+    const sandbox = new Sandbox(worker, options);
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<Reply>) => {
         const reply = event.data;
@@ -88,11 +94,14 @@ export class Sandbox {
         worker.terminate();
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
-      const { workerUrl: _, ...workerOptions } = options;
+      const { workerUrl: _, onProgress: _p, hostCall: _h, ...workerOptions } = options;
+      // Program URLs are relative to the page, not to the worker script.
+      const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: new URL(spec.url, globalThis.location?.href).href }));
       const init: Request = {
         type: 'init',
-        options: workerOptions satisfies WorkerOptions,
+        options: { ...workerOptions, ...(programs ? { programs } : {}) } satisfies WorkerOptions,
         module: compiledRuntimes.get(runtimeKey),
+        hostCall: options.hostCall !== undefined,
       };
       worker.postMessage(init);
     });
@@ -112,7 +121,8 @@ export class Sandbox {
       const handler = stream === 'stdout' ? options.onStdout : options.onStderr;
       if (handler) handler(decoders[stream].decode(data, { stream: true }));
     };
-    const raw = (await this.#request({ type: 'exec', id: 0, script }, onOutput)) as RawResult;
+    const request: Request = { type: 'exec', id: 0, script, guestLimits: options.guestLimits };
+    const raw = (await this.#request(request, onOutput)) as RawResult;
     const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     return {
       stdout: text(raw.stdout),
@@ -261,6 +271,14 @@ export class Sandbox {
 
   #receive(reply: Reply): void {
     if (reply.type === 'ready' || reply.type === 'initError') return;
+    if (reply.type === 'progress') {
+      this.#onProgress?.(reply.event);
+      return;
+    }
+    if (reply.type === 'hostCall') {
+      void this.#answerHostCall(reply.callId, reply.name, reply.args);
+      return;
+    }
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     switch (reply.type) {
@@ -276,6 +294,18 @@ export class Sandbox {
         pending.reject(new SandboxError(reply.message, reply.code));
         return;
     }
+  }
+
+  async #answerHostCall(callId: number, name: string, args: string): Promise<void> {
+    let answer: Request;
+    try {
+      const value = await this.#hostCall!(name, args);
+      if (typeof value !== 'string') throw new Error('hostCall must resolve to a JSON string');
+      answer = { type: 'hostCallResult', callId, value };
+    } catch (err) {
+      answer = { type: 'hostCallResult', callId, error: err instanceof Error ? err.message : String(err) };
+    }
+    if (this.#dead === null) this.#worker.postMessage(answer);
   }
 
   #fail(err: SandboxError): void {

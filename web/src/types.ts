@@ -16,6 +16,49 @@ export interface Limits {
   maxOutputBytes?: number;
 }
 
+/** Limits of each guest program (WebAssembly) a command runs. Running into one ends the
+ * program with exit status 137 and a message naming the limit. */
+export interface GuestLimits {
+  /** Instructions the program may execute (default 200,000,000,000). */
+  fuel?: number;
+  /** Bytes each linear memory may grow to (default 1 GiB). */
+  memoryBytes?: number;
+  /** Elements each table may grow to (default 100,000). */
+  tableElements?: number;
+  /** Instances, memories and tables the program may create (default 16). */
+  instances?: number;
+  /** Nested calls (default 10,000); set when the sandbox is created, not per exec. */
+  callDepth?: number;
+  /** Wall-clock milliseconds, waiting included (default 600,000). */
+  deadlineMs?: number;
+  /** Bytes of stdout and stderr together (default 256 MiB). */
+  outputBytes?: number;
+}
+
+/** A WebAssembly (WASI) program to install as commands, fetched by the worker. */
+export interface ProgramSpec {
+  /** The command names, for example `["python3", "python"]`. */
+  names: string[];
+  /** Where the module is (resolved against the page's address). The worker keeps a copy
+   * in the browser's Cache Storage, so a reload does not fetch it again. */
+  url: string;
+  /** The module's SHA-256 in hex: a module that differs is refused. */
+  sha256?: string;
+}
+
+/** Progress of a program being fetched and compiled. */
+export interface ProgressEvent {
+  /** The program's first command name. */
+  program: string;
+  /** `fetch` while bytes arrive, `compile`, then `ready`; `error` with `message`. */
+  phase: 'fetch' | 'compile' | 'ready' | 'error';
+  /** Bytes fetched so far. */
+  loaded: number;
+  /** Bytes in all, when the server says (0 if unknown). */
+  total: number;
+  message?: string;
+}
+
 /** What the sandbox's filesystem may hold. A write past a quota fails (EDQUOT or EFBIG)
  * and changes nothing. */
 export interface Quota {
@@ -52,11 +95,21 @@ export interface WorkerOptions {
   /** Read-only mounts (writes below them fail with EROFS). `/tmp` is always a memory
    * mount: its files are never saved. */
   mounts?: ReadOnlyMount[];
+  /** Limits for every guest program this sandbox runs. */
+  guestLimits?: GuestLimits;
+  /** Programs to install as commands (CPython as `python3`, say). They load in the
+   * background; a command waits until they are installed. */
+  programs?: ProgramSpec[];
 }
 
 export interface SandboxOptions extends WorkerOptions {
   /** Where the runtime worker script is; defaults to the one shipped beside this module. */
   workerUrl?: string | URL;
+  /** Progress of the programs being fetched and compiled. */
+  onProgress?: (event: ProgressEvent) => void;
+  /** Answers a guest program's host call (`sandtab.tool_call(name, argsJson)`): resolve
+   * with a JSON string, or reject with an error the program sees. */
+  hostCall?: (name: string, argsJson: string) => Promise<string>;
 }
 
 /** Files in use and the quota. */
@@ -113,6 +166,8 @@ export interface ExecOptions {
   onStderr?: (text: string) => void;
   /** Each chunk of either stream as raw bytes. */
   onOutput?: (stream: 'stdout' | 'stderr', bytes: Uint8Array) => void;
+  /** Guest program limits for this command only (`callDepth` cannot change). */
+  guestLimits?: GuestLimits;
 }
 
 export interface ExecResult {
@@ -121,7 +176,8 @@ export interface ExecResult {
   /** stderr decoded as UTF-8; carries sandtab's own message when a limit, a syntax error
    * or a cancel ended the command. */
   stderr: string;
-  /** The exit status: 2 for a syntax error, 126 for a limit, 130 after `cancel()`. */
+  /** The exit status: 2 for a syntax error, 126 for a shell limit, 137 for a guest
+   * program's limit, 130 after `cancel()`. */
   exitCode: number;
   /** stdout exactly as written. */
   stdoutBytes: Uint8Array;

@@ -6,7 +6,7 @@
 
 import init, { compiledModule, Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
 import { CALLS, QUERIES, type Reply, type Request } from './protocol.js';
-import type { WorkerOptions } from './types.js';
+import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let sandbox: WasmSandbox | null = null;
@@ -43,7 +43,81 @@ function takeWriterLock(name: string): Promise<boolean> {
   });
 }
 
-async function start(options: WorkerOptions, module?: WebAssembly.Module): Promise<void> {
+/** Host calls waiting for the page's answer, by call id. */
+const hostCalls = new Map<number, { resolve: (value: string) => void; reject: (err: Error) => void }>();
+let nextHostCall = 1;
+
+/** Asks the page to answer a guest's host call. */
+function hostCall(name: string, args: string): Promise<string> {
+  const callId = nextHostCall++;
+  return new Promise((resolve, reject) => {
+    hostCalls.set(callId, { resolve, reject });
+    post({ type: 'hostCall', callId, name, args });
+  });
+}
+
+function progress(event: ProgressEvent): void {
+  post({ type: 'progress', event });
+}
+
+/** Cache Storage bucket for program modules: a reload does not fetch 26 MB again. */
+const PROGRAM_CACHE = 'sandtab-programs-v1';
+
+/** The bytes of a program module, from the cache or fetched with progress. */
+async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Array> {
+  const cache = 'caches' in scope ? await scope.caches.open(PROGRAM_CACHE).catch(() => null) : null;
+  const cached = await cache?.match(spec.url);
+  if (cached) {
+    const bytes = new Uint8Array(await cached.arrayBuffer());
+    progress({ program, phase: 'fetch', loaded: bytes.length, total: bytes.length });
+    return bytes;
+  }
+  const response = await fetch(spec.url);
+  if (!response.ok) throw new Error(`fetching ${spec.url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get('content-length')) || 0;
+  const parts: Uint8Array[] = [];
+  let loaded = 0;
+  let shown = 0;
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    // About every 1 MiB, so the page can show a moving bar without a flood of messages.
+    if (loaded - shown >= 1 << 20) {
+      shown = loaded;
+      progress({ program, phase: 'fetch', loaded, total });
+    }
+  }
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  progress({ program, phase: 'fetch', loaded, total: total || loaded });
+  // Best effort: a full cache only means the next load fetches again.
+  await cache?.put(spec.url, new Response(bytes, { headers: { 'content-type': 'application/wasm' } })).catch(() => {});
+  return bytes;
+}
+
+/** Fetches and installs each program; one that fails is reported and skipped. */
+async function installPrograms(box: WasmSandbox, programs: ProgramSpec[]): Promise<void> {
+  for (const spec of programs) {
+    const program = spec.names[0] ?? '?';
+    try {
+      const bytes = await fetchProgram(spec, program);
+      progress({ program, phase: 'compile', loaded: bytes.length, total: bytes.length });
+      box.installProgram(spec.names, bytes, spec.sha256);
+      progress({ program, phase: 'ready', loaded: bytes.length, total: bytes.length });
+    } catch (err) {
+      progress({ program, phase: 'error', loaded: 0, total: 0, message: describe(err).message });
+    }
+  }
+}
+
+async function start(options: WorkerOptions, module?: WebAssembly.Module, withHostCall = false): Promise<void> {
   // A module compiled by an earlier worker only needs instantiating (compiling the
   // runtime is most of a worker's start-up).
   try {
@@ -63,14 +137,18 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module): Promi
     });
     return;
   }
-  sandbox = await WasmSandbox.open({ ...options, storage });
+  const { programs = [], ...sandboxOptions } = options;
+  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage, ...(withHostCall ? { hostCall } : {}) });
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
+  // Commands queue behind the programs, so `python3` right away waits for CPython.
+  const box = sandbox;
+  if (programs.length > 0) queue = queue.then(() => installPrograms(box, programs));
 }
 
 async function handle(request: Request): Promise<void> {
   if (request.type === 'init') {
     try {
-      await start(request.options, request.module);
+      await start(request.options, request.module, request.hostCall);
     } catch (err) {
       post({ type: 'initError', ...describe(err) });
     }
@@ -78,6 +156,13 @@ async function handle(request: Request): Promise<void> {
   }
   if (request.type === 'cancel') {
     sandbox?.cancel();
+    return;
+  }
+  if (request.type === 'hostCallResult') {
+    const waiting = hostCalls.get(request.callId);
+    hostCalls.delete(request.callId);
+    if (request.error !== undefined) waiting?.reject(new Error(request.error));
+    else waiting?.resolve(request.value ?? '');
     return;
   }
   const box = sandbox;
@@ -90,9 +175,13 @@ async function handle(request: Request): Promise<void> {
   switch (request.type) {
     case 'exec': {
       const run = async () => {
-        const value = await box.exec(request.script, (stream: 'stdout' | 'stderr', data: Uint8Array) => {
-          post({ type: 'output', id, stream, data }, [data.buffer]);
-        });
+        const value = await box.exec(
+          request.script,
+          (stream: 'stdout' | 'stderr', data: Uint8Array) => {
+            post({ type: 'output', id, stream, data }, [data.buffer]);
+          },
+          request.guestLimits ? { guestLimits: request.guestLimits } : undefined,
+        );
         post({ type: 'result', id, value });
       };
       // One command at a time, but keep reading messages (cancel) meanwhile.

@@ -2,7 +2,7 @@
 // refreshes after every command, with the storage controls (snapshots, tar export and
 // import, fsck) and the browser's storage estimate.
 
-import { Sandbox, SandboxError, type DirEntry, type StorageKind } from 'sandtab';
+import { Sandbox, SandboxError, type DirEntry, type ProgressEvent, type StorageKind } from 'sandtab';
 import 'sandtab/terminal';
 
 const MAX_ENTRIES = 500;
@@ -145,6 +145,26 @@ function wireStorageControls(sandbox: Sandbox, refresh: () => Promise<void>): vo
   );
 }
 
+/** SHA-256 of the guest programs, put in by build.mjs. */
+declare const __GUEST_HASHES__: { python: string; qjs: string };
+
+/** The programs line: what is installed, or how far a download is. */
+function showProgress(event: ProgressEvent, states: Map<string, string>): void {
+  const mb = (n: number) => (n / (1 << 20)).toFixed(1);
+  const text =
+    event.phase === 'fetch'
+      ? `fetching ${mb(event.loaded)}${event.total ? `/${mb(event.total)}` : ''} MB`
+      : event.phase === 'compile'
+        ? 'compiling'
+        : event.phase === 'ready'
+          ? 'ready'
+          : `failed: ${event.message}`;
+  states.set(event.program, text);
+  const line = document.getElementById('programs')!;
+  line.textContent = `Programs: ${[...states].map(([name, state]) => `${name} ${state}`).join(', ')}`;
+  line.classList.toggle('error', event.phase === 'error');
+}
+
 async function main(): Promise<void> {
   // `?sandbox=name` opens another stored sandbox (each has its own files);
   // `?storage=opfs` (or `memory`) keeps it somewhere other than IndexedDB.
@@ -153,7 +173,17 @@ async function main(): Promise<void> {
   const storage = (params.get('storage') ?? undefined) as StorageKind | undefined;
   // Firefox asks the user before granting persistence: never wait for the answer.
   let persisted: boolean | null = null;
-  const sandbox = await Sandbox.create({ name, storage });
+  const states = new Map<string, string>();
+  const sandbox = await Sandbox.create({
+    name,
+    storage,
+    // CPython and QuickJS as commands, fetched in the background (commands wait).
+    programs: [
+      { names: ['python3', 'python'], url: 'guests/python.wasm', sha256: __GUEST_HASHES__.python },
+      { names: ['qjs'], url: 'guests/quickjs.wasm', sha256: __GUEST_HASHES__.qjs },
+    ],
+    onProgress: (event) => showProgress(event, states),
+  });
   // For tests and the console: the page's sandbox and the API.
   (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox };
   const refresh = async () => {

@@ -1,0 +1,87 @@
+// End to end, guest programs as a user meets them on the demo page: CPython and QuickJS
+// are fetched (with progress shown) and installed as commands; `python3` runs one-liners
+// and scripts on the sandbox's files, `qjs` runs JavaScript, and a guest runs from the
+// terminal and is stopped by Ctrl-C.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT, promptCount, typeLine, waitForScreen } from './screen.mjs';
+
+for (const name of browserNames) {
+  describe(`guest programs in ${name}`, () => {
+    let server;
+    let browser;
+    let page;
+    let errors;
+
+    before(async () => {
+      server = await serve(DEMO_ROOT);
+      browser = await launch(name);
+      ({ page, errors } = await openPage(browser, `${server.url}?sandbox=guests-${Date.now()}`));
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    const exec = (script) =>
+      page.evaluate(async (s) => {
+        const r = await window.sandtab.sandbox.exec(s);
+        return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+      }, script);
+
+    test('python3 and qjs are installed, and the page shows their progress', async () => {
+      const out = await exec(`python3 -c 'import json; print(json.dumps({"a": [1, 2]}))'; qjs -e 'console.log(6*7)'`);
+      assert.equal(out.stdout, '{"a": [1, 2]}\n42\n', out.stderr);
+      assert.equal(out.exitCode, 0);
+      const line = await page.$eval('#programs', (el) => el.textContent);
+      assert.match(line, /python3 ready/);
+      assert.match(line, /qjs ready/);
+    });
+
+    test('a Python script reads and writes sandbox files and imports a sandbox module', async () => {
+      await page.evaluate(async () => {
+        const { sandbox } = window.sandtab;
+        await sandbox.exec('mkdir -p proj/lib');
+        await sandbox.writeFile('/home/agent/proj/lib/shapes.py', 'def area(w, h):\n    return w * h\n');
+        await sandbox.writeFile('/home/agent/proj/sizes.txt', '3 4\n5 6\n');
+        await sandbox.writeFile(
+          '/home/agent/proj/main.py',
+          'import sys\nsys.path.insert(0, "lib")\nfrom shapes import area\n' +
+            'rows = [line.split() for line in open("sizes.txt")]\n' +
+            'total = sum(area(int(w), int(h)) for w, h in rows)\n' +
+            'open("total.txt", "w").write(f"{total}\\n")\nprint("total", total)\n',
+        );
+      });
+      const out = await exec('cd proj && python3 main.py && cat total.txt && python main.py | wc -l');
+      assert.equal(out.stdout, 'total 42\n42\n1\n', out.stderr);
+      const saved = await page.evaluate(async () => new TextDecoder().decode(await window.sandtab.sandbox.readFile('/home/agent/proj/total.txt')));
+      assert.equal(saved, '42\n');
+    });
+
+    test('a Python error is the program\'s own, with its exit status', async () => {
+      const out = await exec(`python3 -c 'raise ValueError("bad value")'; echo status=$?`);
+      assert.equal(out.stdout, 'status=1\n');
+      assert.match(out.stderr, /ValueError: bad value/);
+    });
+
+    test('Ctrl-C in the terminal stops a running guest', async () => {
+      await typeLine(page, `python3 -c 'while True: pass'`);
+      await new Promise((r) => setTimeout(r, 1500));
+      await page.keyboard.down('Control');
+      await page.keyboard.press('c');
+      await page.keyboard.up('Control');
+      const rows = await waitForScreen(page, (r) => promptCount(r) >= 2, 'the prompt after Ctrl-C', 10_000);
+      assert.ok(rows.some((row) => row.includes('cancelled')), rows.join('\n'));
+      const out = await exec('echo still here');
+      assert.equal(out.stdout, 'still here\n');
+    });
+
+    test('no page errors', () => {
+      assert.deepEqual(errors, []);
+    });
+  });
+}
