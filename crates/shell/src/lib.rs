@@ -238,6 +238,17 @@ impl Shell {
         script: &str,
         on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
     ) -> ExecOutcome {
+        self.exec_with_stdin(script, None, on_output).await
+    }
+
+    /// Like [`Shell::exec_streaming`], with `stdin` as the script's standard input (what
+    /// its first command reads when nothing in the script pipes into it).
+    pub async fn exec_with_stdin(
+        &mut self,
+        script: &str,
+        stdin: Option<Vec<u8>>,
+        on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
+    ) -> ExecOutcome {
         // A cancel aimed at an earlier exec must not stop this one.
         self.bash
             .cancellation_token()
@@ -254,9 +265,14 @@ impl Shell {
         let cap = self.limits.max_output_bytes;
         let collector = Mutex::new(Collector::new(cap, on_output));
         let collector = &collector;
+        let mut options = bashkit::ExecOptions::new();
+        if let Some(stdin) = stdin {
+            options = options.stdin(stdin);
+        }
         let result = self
             .bash
             .execute(script)
+            .options(options)
             .stdout_fn(move |chunk| async move {
                 lock(collector).push(Stream::Stdout, &chunk);
                 Ok(())

@@ -155,6 +155,16 @@ async fn python_and_quickjs_run_as_installed_commands() {
         && echo from-file > in.txt && python main.py && cat out.txt";
     let out = shell.exec(script).await;
     assert_eq!(out.stdout_text(), "from-file\n42", "{}", out.stderr_text());
+    // Absolute and relative paths both mean what they say, whatever the directory.
+    let out = shell
+        .exec("echo home > /home/agent/h.txt && cd /work/pkg && python3 -c \"print(open('/home/agent/h.txt').read().strip(), open('mod.py').readline().strip(), open('../in.txt').read().strip())\"")
+        .await;
+    assert_eq!(
+        out.stdout_text(),
+        "home def f(): from-file\n",
+        "{}",
+        out.stderr_text()
+    );
     let out = shell.exec("echo piped | python3 -c 'import sys; print(sys.stdin.read().upper(), end=\"\")' | wc -c").await;
     assert_eq!(out.stdout_text().trim(), "6", "{}", out.stderr_text());
     let out = shell

@@ -65,14 +65,35 @@ impl std::fmt::Debug for GuestRun {
 }
 
 impl GuestRun {
-    /// The usual preopens: `/` and every mount of the sandbox, under their own paths,
-    /// and the working directory as `.` (so relative paths resolve where the shell is).
+    /// The usual preopens, chosen for how wasi-libc picks one: it matches a path
+    /// against the preopen names by longest prefix, and `/` and `.` both count as the
+    /// empty prefix (a tie the one announced last wins). So: `/`, then every directory
+    /// at the top of the tree and every mount under its own absolute name (absolute
+    /// paths match those), then the working directory as `.`, which takes every other
+    /// path, relative ones included. The price: a relative path whose first name is
+    /// also a top-level directory (`tmp/x` while in `/home/agent`) means the absolute
+    /// one, and a file directly in `/` is reached relative to the working directory.
     pub fn default_preopens(fs: &SandboxFs, cwd: &VfsPath) -> Vec<(String, VfsPath)> {
         let mut preopens = vec![("/".to_owned(), VfsPath::root())];
-        for path in fs.mount_paths() {
-            if !path.is_root() {
-                preopens.push((path.to_string(), path.clone()));
-            }
+        if !cwd.is_root() {
+            let mut named: Vec<VfsPath> = fs
+                .mem()
+                .read_dir(&VfsPath::root())
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|entry| {
+                    VfsPath::root()
+                        .join(&entry.name)
+                        .ok()
+                        .and_then(|path| fs.mem().stat(&path).ok())
+                        .is_some_and(|meta| meta.kind == sandtab_vfs::FileKind::Directory)
+                })
+                .filter_map(|entry| VfsPath::root().join(&entry.name).ok())
+                .collect();
+            named.extend(fs.mount_paths().filter(|path| !path.is_root()).cloned());
+            named.sort();
+            named.dedup();
+            preopens.extend(named.into_iter().map(|path| (path.to_string(), path)));
         }
         preopens.push((".".to_owned(), cwd.clone()));
         preopens

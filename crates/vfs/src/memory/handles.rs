@@ -5,8 +5,8 @@
 use super::tree::Content;
 use super::write_op::WriteOp;
 use super::{MemFs, not_loaded, write_inode};
-use crate::error::{ErrorKind, VfsError, VfsResult};
 use crate::clock::Timestamp;
+use crate::error::{ErrorKind, VfsError, VfsResult};
 use crate::metadata::Metadata;
 use crate::path::VfsPath;
 

@@ -1,0 +1,239 @@
+//! The command line, parsed by hand: two subcommands and a few options.
+
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+usage: sandtab run [OPTIONS] PROGRAM.wasm [ARGS...]
+       sandtab sh [OPTIONS] (-c SCRIPT | FILE) [ARGS...]
+
+Runs a WASI program, or a shell script, in an in-memory sandbox. Host directories
+given with --dir are copied in, and the guest's changes are written back on exit.
+
+options:
+  --dir HOSTDIR::GUESTDIR   copy HOSTDIR to GUESTDIR in the sandbox (repeatable);
+                            HOSTDIR alone maps it to the same absolute path
+  --env KEY=VALUE           set an environment variable (repeatable)
+  --fuel N                  instruction budget of each guest (default 200000000000)
+  --memory-mb N             linear memory each guest may grow to (default 1024)
+  --deadline-ms N           wall-clock limit of each guest (default 600000)
+  -h, --help                this text
+
+The exit status is the program's or the script's; 137 when a guest hits a limit.";
+
+/// A host directory copied into the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirMap {
+    pub host: PathBuf,
+    pub guest: String,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run { program: PathBuf, args: Vec<String> },
+    Sh { script: Script, args: Vec<String> },
+    Help,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Script {
+    Inline(String),
+    File(PathBuf),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Options {
+    pub command: Command,
+    pub dirs: Vec<DirMap>,
+    pub env: Vec<(String, String)>,
+    pub fuel: Option<u64>,
+    pub memory_mb: Option<u64>,
+    pub deadline_ms: Option<u64>,
+}
+
+/// Parses `args` (without the program name). Errors are one line for the user.
+pub fn parse(args: &[String]) -> Result<Options, String> {
+    let mut args = args.iter();
+    let mut dirs = Vec::new();
+    let mut env = Vec::new();
+    let (mut fuel, mut memory_mb, mut deadline_ms) = (None, None, None);
+    let subcommand = match args.next().map(String::as_str) {
+        None | Some("-h" | "--help" | "help") => {
+            return Ok(Options {
+                command: Command::Help,
+                dirs,
+                env,
+                fuel,
+                memory_mb,
+                deadline_ms,
+            });
+        }
+        Some(name @ ("run" | "sh")) => name.to_owned(),
+        Some(other) => {
+            return Err(format!(
+                "unknown command `{other}` (expected `run` or `sh`)"
+            ));
+        }
+    };
+    let number = |option: &str, value: Option<&String>| -> Result<u64, String> {
+        let value = value.ok_or_else(|| format!("{option} needs a value"))?;
+        value
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("{option} needs a positive whole number, got `{value}`"))
+    };
+    let mut inline = None;
+    let mut rest = Vec::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--dir" => dirs.push(dir_map(
+                args.next().ok_or("--dir needs HOSTDIR::GUESTDIR")?,
+            )?),
+            "--env" => {
+                let pair = args.next().ok_or("--env needs KEY=VALUE")?;
+                let (key, value) = pair
+                    .split_once('=')
+                    .filter(|(key, _)| !key.is_empty())
+                    .ok_or_else(|| format!("--env needs KEY=VALUE, got `{pair}`"))?;
+                env.push((key.to_owned(), value.to_owned()));
+            }
+            "--fuel" => fuel = Some(number("--fuel", args.next())?),
+            "--memory-mb" => memory_mb = Some(number("--memory-mb", args.next())?),
+            "--deadline-ms" => deadline_ms = Some(number("--deadline-ms", args.next())?),
+            "-c" if subcommand == "sh" => {
+                inline = Some(args.next().ok_or("-c needs a script")?.clone());
+                rest.extend(args.by_ref().cloned());
+            }
+            "-h" | "--help" => {
+                return Ok(Options {
+                    command: Command::Help,
+                    dirs,
+                    env,
+                    fuel,
+                    memory_mb,
+                    deadline_ms,
+                });
+            }
+            "--" => rest.extend(args.by_ref().cloned()),
+            option if option.starts_with("--") => return Err(format!("unknown option `{option}`")),
+            _ => {
+                rest.push(arg.clone());
+                rest.extend(args.by_ref().cloned());
+            }
+        }
+    }
+    let command = if subcommand == "run" {
+        let mut rest = rest.into_iter();
+        let program = rest.next().ok_or("run needs a PROGRAM.wasm")?;
+        Command::Run {
+            program: program.into(),
+            args: rest.collect(),
+        }
+    } else if let Some(script) = inline {
+        Command::Sh {
+            script: Script::Inline(script),
+            args: rest,
+        }
+    } else {
+        let mut rest = rest.into_iter();
+        let file = rest.next().ok_or("sh needs -c SCRIPT or a FILE")?;
+        Command::Sh {
+            script: Script::File(file.into()),
+            args: rest.collect(),
+        }
+    };
+    Ok(Options {
+        command,
+        dirs,
+        env,
+        fuel,
+        memory_mb,
+        deadline_ms,
+    })
+}
+
+fn dir_map(value: &str) -> Result<DirMap, String> {
+    let (host, guest) = match value.split_once("::") {
+        Some((host, guest)) => (host, guest.to_owned()),
+        None => (value, value.to_owned()),
+    };
+    if host.is_empty() || !guest.starts_with('/') {
+        return Err(format!(
+            "--dir needs HOSTDIR::GUESTDIR with an absolute GUESTDIR, got `{value}`"
+        ));
+    }
+    Ok(DirMap {
+        host: host.into(),
+        guest,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &[&str]) -> Vec<String> {
+        text.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn run_with_options_and_program_arguments() {
+        let options = parse(&args(&[
+            "run", "--dir", "/h::/g", "--env", "A=b=c", "--fuel", "10", "p.wasm", "--x", "y",
+        ]))
+        .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            options.dirs,
+            vec![DirMap {
+                host: "/h".into(),
+                guest: "/g".into()
+            }]
+        );
+        assert_eq!(options.env, vec![("A".into(), "b=c".into())]);
+        assert_eq!(options.fuel, Some(10));
+        assert_eq!(
+            options.command,
+            Command::Run {
+                program: "p.wasm".into(),
+                args: args(&["--x", "y"])
+            }
+        );
+    }
+
+    #[test]
+    fn sh_inline_and_file() {
+        let inline =
+            parse(&args(&["sh", "-c", "echo $1", "a"])).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            inline.command,
+            Command::Sh {
+                script: Script::Inline("echo $1".into()),
+                args: args(&["a"])
+            }
+        );
+        let file = parse(&args(&["sh", "s.sh", "x"])).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            file.command,
+            Command::Sh {
+                script: Script::File("s.sh".into()),
+                args: args(&["x"])
+            }
+        );
+    }
+
+    #[test]
+    fn bad_input_is_one_clear_line() {
+        for (input, want) in [
+            (vec!["fly"], "unknown command"),
+            (vec!["run"], "needs a PROGRAM"),
+            (vec!["run", "--fuel", "0", "p"], "positive whole number"),
+            (vec!["run", "--dir", "x::rel", "p"], "absolute GUESTDIR"),
+            (vec!["run", "--env", "=x", "p"], "KEY=VALUE"),
+            (vec!["run", "--bogus", "p"], "unknown option"),
+            (vec!["sh"], "-c SCRIPT or a FILE"),
+        ] {
+            let err = parse(&args(&input)).expect_err(want);
+            assert!(err.contains(want), "{input:?}: {err}");
+        }
+    }
+}
