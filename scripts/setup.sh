@@ -26,6 +26,12 @@ GUEST_WHEEL_FILES=(
   "bin/python.wasm python.wasm e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763"
   "bin/quickjs.wasm quickjs.wasm f9742952f9989b1558c4a79bedfb351d6ca33ff22a41e886517cae5196e6d783"
 )
+# The Rust guest (tests/guests/rust) for wasm32-wasip1. Where no installed toolchain has that
+# target (rustup cannot download it here), Debian's rustc-web builds its std from rust-web-src
+# and links Debian's wasi-libc (wasm-toolchain.md, section 1).
+RUST_GUEST_TARGET=wasm32-wasip1
+RUST_GUEST_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 wasi-libc)
+WASI_LIBDIR=/usr/lib/wasm32-wasi
 
 SANDTAB_T0="${SANDTAB_T0:-$SECONDS}"
 step() { printf '\n\033[1;34m==> [%dm%02ds] %s\033[0m\n' $(((SECONDS - SANDTAB_T0) / 60)) $(((SECONDS - SANDTAB_T0) % 60)) "$*"; }
@@ -250,11 +256,64 @@ fetch_wheel_guests() { # $1: the repository root
   done
 }
 
+# Builds tests/guests/rust into target/guests/rust/rust_guest.wasm when a file under its src/,
+# or its Cargo.toml, is newer than the module, or the compiler changed. A toolchain that has the
+# wasm32-wasip1 std installed (rustup's, or the one on PATH) builds it the ordinary way;
+# otherwise Debian's rustc-web builds std for the target (-Zbuild-std, about a minute of CPU)
+# and links Debian's wasi-libc instead of the self-contained one it lacks. Both set
+# RUSTC_BOOTSTRAP=1: the guest uses std::os::wasi::fs, still unstable (feature wasi_ext). A
+# target directory of its own keeps it apart from the workspace's builds.
+build_rust_guest() { # $1: the repository root
+  local src="$1/tests/guests/rust" out="$1/target/guests/rust" build="$1/target/guests/rust-build"
+  local wasm="$out/rust_guest.wasm" cargo rustc how stamp t0=$SECONDS
+  local env=(RUSTC_BOOTSTRAP=1) flags=(--release --quiet --target "$RUST_GUEST_TARGET") installed=""
+  [ -f "$src/Cargo.toml" ] || die "no Rust guest in $src"
+  if command -v rustup >/dev/null; then installed="$(timeout 30 rustup target list --installed 2>/dev/null || true)"; fi
+  if grep -qx "$RUST_GUEST_TARGET" <<< "$installed"; then
+    cargo="$(rustup which cargo)" && rustc="$(rustup which rustc)" || die "rustup which cargo/rustc failed"
+    how="rustup toolchain"
+  elif command -v rustc >/dev/null &&
+    compgen -G "$(rustc --print sysroot)/lib/rustlib/$RUST_GUEST_TARGET/lib/libstd-*.rlib" >/dev/null; then
+    cargo="$(command -v cargo)" rustc="$(command -v rustc)"
+    how="toolchain on PATH"
+  else
+    apt_install "${RUST_GUEST_PACKAGES[@]}"
+    [ -d /usr/lib/rustlib/src/rust/library/std ] ||
+      die "the Rust std source is missing from /usr/lib/rustlib/src/rust/library (package rust-web-src)"
+    [ -f "$WASI_LIBDIR/crt1-command.o" ] || die "$WASI_LIBDIR/crt1-command.o is missing (package wasi-libc)"
+    cargo=/usr/bin/cargo rustc=/usr/bin/rustc
+    how="Debian rustc-web, -Zbuild-std, Debian wasi-libc"
+    env+=(PATH="/usr/bin:$PATH"
+      RUSTFLAGS="-C link-self-contained=no -L $WASI_LIBDIR -C link-arg=$WASI_LIBDIR/crt1-command.o")
+    flags+=(-Zbuild-std=std,panic_abort)
+  fi
+  stamp="$how: $("$rustc" --version)" || die "$rustc does not run"
+  if [ -f "$wasm" ] && [ "$(cat "$out/.build-stamp" 2>/dev/null)" = "$stamp" ] &&
+    [ -z "$(find "$src/src" "$src/Cargo.toml" -newer "$wasm" -type f -print -quit)" ]; then
+    note "Rust guest: already up to date (target/guests/rust/rust_guest.wasm)"
+    return
+  fi
+  note "cargo build --target $RUST_GUEST_TARGET: tests/guests/rust -> target/guests/rust/rust_guest.wasm"
+  note "with $stamp"
+  mkdir -p "$out"
+  rm -f "$out/.build-stamp"
+  env "${env[@]}" RUSTC="$rustc" nice "$cargo" build "${flags[@]}" \
+    --manifest-path "$src/Cargo.toml" --target-dir "$build" ||
+    die "building the Rust guest (tests/guests/rust) for $RUST_GUEST_TARGET failed (with $stamp)"
+  [ -f "$build/$RUST_GUEST_TARGET/release/rust_guest.wasm" ] ||
+    die "cargo left no $build/$RUST_GUEST_TARGET/release/rust_guest.wasm"
+  cp "$build/$RUST_GUEST_TARGET/release/rust_guest.wasm" "$wasm.tmp" && mv "$wasm.tmp" "$wasm" ||
+    die "cannot copy the Rust guest to $wasm"
+  printf '%s\n' "$stamp" > "$out/.build-stamp"
+  note "Rust guest built in $((SECONDS - t0)) s: $(wc -c < "$wasm") bytes"
+}
+
 setup_guests() {
-  step "WASI test guests (C programs, CPython, QuickJS)"
+  step "WASI test guests (C programs, a Rust program, CPython, QuickJS)"
   local root="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
   apt_install "${GUEST_PACKAGES[@]}"
   build_c_guests "$root"
+  build_rust_guest "$root"
   fetch_wheel_guests "$root"
 }
 

@@ -195,3 +195,47 @@ print(sorted(os.listdir('/work')), os.getcwd())\n",
         "['data.txt', 'lib', 'main.py', 'out.txt'] /\n"
     );
 }
+
+fn rust_expected(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guests/rust/expected").join(name);
+    std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// The Rust test guest (tests/guests/rust, std for wasm32-wasip1) in each of its modes.
+#[test]
+fn a_rust_std_guest_matches_its_expected_output() {
+    let guest = built_guest("rust/rust_guest.wasm");
+    let run_mode = |args: &[&str], env: Vec<(String, String)>, stdin: Vec<u8>| {
+        let mut run = Run::new(args);
+        run.env = env;
+        run.fs.mem().create_dir(&VfsPath::parse("/sandbox").unwrap()).unwrap();
+        let mut io = TestIo {
+            stdin,
+            chunk: 5,
+            ..TestIo::default()
+        };
+        let outcome = run.run(&guest, &mut io);
+        (outcome, io)
+    };
+    let (outcome, io) = run_mode(&["rust_guest", "fs", "/sandbox"], Vec::new(), Vec::new());
+    assert_eq!(outcome.exit_code, 0, "{}", String::from_utf8_lossy(&io.stderr));
+    assert_eq!(String::from_utf8_lossy(&io.stdout), String::from_utf8_lossy(&rust_expected("fs.stdout")));
+
+    let (outcome, io) = run_mode(&["rust_guest", "env", "a", "b c"], vec![("GREETING".into(), "hi".into())], Vec::new());
+    assert_eq!(outcome.exit_code, 3);
+    assert_eq!(io.stdout, rust_expected("env.stdout"));
+
+    let (outcome, io) = run_mode(&["rust_guest", "stdin"], Vec::new(), rust_expected("inputs/stdin.txt"));
+    assert_eq!(outcome.exit_code, 0);
+    assert_eq!(io.stdout, rust_expected("stdin.stdout"));
+    assert_eq!(io.stderr, rust_expected("stdin.stderr"));
+
+    let (outcome, io) = run_mode(&["rust_guest", "time"], Vec::new(), Vec::new());
+    assert_eq!(outcome.exit_code, 0);
+    assert_eq!(io.stdout, rust_expected("time.stdout"));
+
+    let (outcome, io) = run_mode(&["rust_guest", "panic"], Vec::new(), Vec::new());
+    assert_eq!(outcome.exit_code, 134);
+    assert!(io.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&io.stderr).contains("boom"));
+}
