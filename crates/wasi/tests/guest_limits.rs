@@ -275,3 +275,50 @@ fn a_host_call_awaits_the_host_and_resumes_the_guest() {
     assert_eq!(String::from_utf8_lossy(&io.stdout), r#"{"echo":{"x":1}}"#);
     assert_eq!(io.calls.lock().unwrap().len(), 1, "the tool ran once");
 }
+
+/// The calls no libc program reaches: each answers with its defined errno.
+const RARE_CALLS: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_raise" (func $proc_raise (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_accept" (func $sock_accept (param i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_recv" (func $sock_recv (param i32 i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_send" (func $sock_send (param i32 i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "sock_shutdown" (func $sock_shutdown (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_renumber" (func $fd_renumber (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_fdstat_set_rights" (func $set_rights (param i32 i64 i64) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_prestat_get" (func $prestat_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_seek" (func $fd_seek (param i32 i64 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (func $put (param $at i32) (param $value i32) (i32.store8 (local.get $at) (local.get $value)))
+  (func (export "_start")
+    (call $put (i32.const 200) (call $proc_raise (i32.const 2)))
+    (call $put (i32.const 201) (call $sock_accept (i32.const 3) (i32.const 0) (i32.const 100)))
+    (call $put (i32.const 202) (call $sock_recv (i32.const 3) (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 100) (i32.const 104)))
+    (call $put (i32.const 203) (call $sock_send (i32.const 3) (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 100)))
+    (call $put (i32.const 204) (call $sock_shutdown (i32.const 3) (i32.const 0)))
+    (call $put (i32.const 205) (call $fd_renumber (i32.const 1) (i32.const 77)))
+    (call $put (i32.const 206) (call $set_rights (i32.const 1) (i64.const 0) (i64.const 0)))
+    (call $put (i32.const 207) (call $prestat_get (i32.const 1) (i32.const 100)))
+    (call $put (i32.const 208) (call $fd_seek (i32.const 1) (i64.const 0) (i32.const 0) (i32.const 100)))
+    ;; Renumber stderr onto stdout: writes to fd 1 now go to stderr, fd 2 is closed.
+    (call $put (i32.const 209) (call $fd_renumber (i32.const 2) (i32.const 1)))
+    (i32.store (i32.const 0) (i32.const 200))
+    (i32.store (i32.const 4) (i32.const 10))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (call $put (i32.const 210) (call $fd_write (i32.const 2) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (i32.store (i32.const 0) (i32.const 210))
+    (i32.store (i32.const 4) (i32.const 1))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))"#;
+
+#[test]
+fn calls_no_libc_program_reaches_answer_with_their_errno() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["rare"]).run(&wasm(RARE_CALLS), &mut io);
+    assert_eq!(outcome.exit_code, 0, "{outcome:?}");
+    assert!(io.stdout.is_empty(), "stdout was renumbered away");
+    let (nosys, notsup, badf, spipe) = (52, 58, 8, 70);
+    assert_eq!(
+        io.stderr,
+        vec![nosys, notsup, notsup, notsup, notsup, badf, 0, badf, spipe, 0, badf]
+    );
+}
