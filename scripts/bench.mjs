@@ -1,7 +1,19 @@
-// `./dev bench`: storage benchmarks in headless Chromium, each against a baseline
-// measured in the same run and page, printed as ratios (lower is better). Never a
-// timed assertion: it prints, it does not fail on a slow machine.
+// `./dev bench [guests|storage]`: benchmarks in headless Chromium, each against a
+// baseline measured in the same run, printed as ratios (lower is better). Never a timed
+// assertion: it prints, it does not fail on a slow machine. With no part named, both run
+// (storage first). BENCH_ROUNDS (default 5) sets the rounds; medians are printed.
 //
+// Guests (`guests`): the same WASI programs run three ways (see the guest part below):
+//   sha256   SHA-256 over 16 MiB of generated data (target/guests/c/sha256.wasm)
+//   cpuloop  a CoreMark-style CPU loop, BENCH_CPULOOP iterations (default 20,000)
+//   python   `python3 -c pass`, CPython's start-up, with the module already cached
+//   each in sandtab (wasmi in the runtime's worker) vs the browser's own WebAssembly engine
+//   through scripts/wasi-shim.mjs in a worker (the speed limit) vs wasmi natively
+//   (`target/release/sandtab run`, built here if stale), whose start-up floor is shown too.
+//   Goals: sandtab/browser engine <= 25x and sandtab/native <= 2.5x on the two CPU loops;
+//   python3 -c pass < 1.5 s in sandtab.
+//
+// Storage (`storage`):
 //   write  1,000 files of 4 KiB into a sandbox and flush (one tar import, one flush)
 //          vs the same bytes put by raw IndexedDB in one transaction
 //   read   the same files read back from a freshly opened sandbox (contents load
@@ -12,11 +24,15 @@
 //          vs raw OPFS sync access handles in a worker, both sent from and to the page;
 //          each read runs in a worker started for it (the sandbox's is reopened), and
 //          the timer starts once that worker is ready
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { serve } from './serve.mjs';
 import { launch } from '../tests/e2e/browsers.mjs';
 
 const ROOT = new URL('../www/dist/', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+// `node scripts/bench.mjs [guests|storage]`: one part, or both.
+const PART = process.argv[2] ?? 'all';
 
 const pageTools = () => {
 function tar(files) {
@@ -69,187 +85,402 @@ window.benchTools = { tar, filesOf };
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** The storage part: a page of its own, rounds of the five cases, then the table. */
+async function storageBench(browser, server) {
+  const page = await browser.newPage();
+  page.on('console', (message) => {
+    if (message.text().startsWith('bench: ')) console.log(`  ${message.text().slice(7)}...`);
+  });
+  page.on('pageerror', (err) => console.log(`  page error: ${err.message}`));
+  await page.goto(`${server.url}?sandbox=bench-page`);
+  await page.waitForFunction(() => window.sandtab !== undefined, { timeout: 60_000 });
+  await page.evaluate(pageTools);
+  const results = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    process.stdout.write(`round ${round + 1} of ${ROUNDS}...\n`);
+    const one = await page.evaluate(
+    async (round) => {
+      const { tar, filesOf } = window.benchTools;
+      const smallTar = tar(filesOf(1000, 4096));
+      const manyTar = tar(filesOf(10_000, 16));
+      const { Sandbox } = window.sandtab;
+      const now = () => performance.now();
+      const idb = (name) =>
+        new Promise((resolve, reject) => {
+          const req = indexedDB.open(name, 1);
+          req.onupgradeneeded = () => req.result.createObjectStore('files');
+          req.onsuccess = () => resolve(req.result);
+          req.onerror = () => reject(req.error);
+        });
+      const done = (tx) => new Promise((resolve, reject) => ((tx.oncomplete = resolve), (tx.onerror = tx.onabort = () => reject(tx.error))));
+      const rows = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
+      // The raw OPFS baseline: a worker that writes and reads one file with a sync
+      // access handle, receiving and returning the bytes by postMessage like the sandbox.
+      const rawSource = `
+        onmessage = async ({ data }) => {
+          const root = await navigator.storage.getDirectory();
+          const file = await root.getFileHandle('bench-raw', { create: true });
+          if (data.ping) {
+            postMessage('ready');
+            return;
+          }
+          const handle = await file.createSyncAccessHandle();
+          if (data.write) {
+            handle.truncate(0);
+            handle.write(data.write, { at: 0 });
+            handle.flush();
+            handle.close();
+            postMessage('written');
+          } else {
+            const out = new Uint8Array(handle.getSize());
+            handle.read(out, { at: 0 });
+            handle.close();
+            postMessage(out, [out.buffer]);
+          }
+        };`;
+      // A fresh worker for each measured read, as the sandbox's reopened worker is fresh.
+      const rawWorker = () =>
+        new Worker(URL.createObjectURL(new Blob([rawSource], { type: 'text/javascript' })));
+      const rawCall = (worker, message) =>
+        new Promise((resolve, reject) => {
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => reject(new Error(`raw OPFS worker: ${event.message}`));
+          worker.postMessage(message);
+        });
+      const phase = (text) => console.log(`bench: ${text}`);
+      const hundredMiB = new Uint8Array(100 << 20);
+      for (let i = 0; i < hundredMiB.length; i += 4096) hundredMiB[i] = (i >> 12) & 0xff;
+      const smallBytes = smallTar;
+      {
+        phase('raw IndexedDB');
+        // Raw IndexedDB: 1,000 puts of 4 KiB in one transaction, then read back.
+        const db = await idb(`bench-raw-${round}`);
+        const data = [];
+        for (let i = 0; i < 1000; i++) data.push(smallBytes.slice(512 + i * 4608, 512 + i * 4608 + 4096));
+        let t = now();
+        const tx = db.transaction('files', 'readwrite');
+        data.forEach((bytes, i) => tx.objectStore('files').put(bytes, `f${i}`));
+        await done(tx);
+        const rawWrite = now() - t;
+        t = now();
+        const rtx = db.transaction('files');
+        const gets = data.map((_, i) => rtx.objectStore('files').get(`f${i}`));
+        await done(rtx);
+        const rawRead = now() - t;
+        if (gets[999].result.length !== 4096) throw new Error('raw read failed');
+        db.close();
+
+        phase('sandbox write and read');
+        // The sandbox: import the same 1,000 files (written and flushed), then read
+        // them back from a freshly opened sandbox.
+        const name = `bench-vfs-${round}`;
+        const sandbox = await Sandbox.create({ name });
+        t = now();
+        await sandbox.importTar(smallBytes, '/bench');
+        const vfsWrite = now() - t;
+        sandbox.terminate();
+        await new Promise((r) => setTimeout(r, 100));
+        const reopened = await Sandbox.create({ name });
+        t = now();
+        const archive = await reopened.exportTar('/bench');
+        const vfsRead = now() - t;
+        if (archive.length < 1000 * 4096) throw new Error('sandbox read back too little');
+        reopened.terminate();
+        rows.write.push([vfsWrite, rawWrite]);
+        rows.read.push([vfsRead, rawRead]);
+
+        phase('10,000 files');
+        // Reopen: 10,000 files vs an empty sandbox, each from a new worker.
+        const bigName = `bench-many-${round}`;
+        const big = await Sandbox.create({ name: bigName });
+        await big.importTar(manyTar, '/many');
+        big.terminate();
+        const emptyName = `bench-empty-${round}`;
+        (await Sandbox.create({ name: emptyName })).terminate();
+        await new Promise((r) => setTimeout(r, 200));
+        const openAndList = async (which, path) => {
+          const start = now();
+          const box = await Sandbox.create({ name: which });
+          const result = await box.exec(`ls ${path} | head -n 1`);
+          const elapsed = now() - start;
+          box.terminate();
+          if (result.exitCode !== 0) throw new Error(result.stderr);
+          return elapsed;
+        };
+        const manyMs = await openAndList(bigName, '/many');
+        const emptyMs = await openAndList(emptyName, '/');
+        rows.reopen.push([manyMs, emptyMs]);
+
+        phase('OPFS');
+        // 100 MiB through an OPFS sandbox vs raw OPFS.
+        const writer = rawWorker();
+        await rawCall(writer, { ping: true });
+        t = now();
+        await rawCall(writer, { write: hundredMiB });
+        const rawOpfsWrite = now() - t;
+        writer.terminate();
+        const reader = rawWorker();
+        await rawCall(reader, { ping: true });
+        t = now();
+        const rawBack = await rawCall(reader, { read: true });
+        const rawOpfsRead = now() - t;
+        reader.terminate();
+        if (rawBack.length !== hundredMiB.length) throw new Error('raw OPFS read failed');
+        const opfsName = `bench-opfs-${round}`;
+        const opfs = await Sandbox.create({ name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } });
+        t = now();
+        await opfs.writeFile('/big', hundredMiB);
+        const opfsWrite = now() - t;
+        opfs.terminate();
+        await new Promise((r) => setTimeout(r, 200));
+        const opfsAgain = await Sandbox.create({ name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } });
+        t = now();
+        const back = await opfsAgain.readFile('/big');
+        const opfsRead = now() - t;
+        opfsAgain.terminate();
+        if (back.length !== hundredMiB.length || back[8192] !== hundredMiB[8192]) throw new Error('OPFS sandbox read back wrong bytes');
+        rows.opfsWrite.push([opfsWrite, rawOpfsWrite]);
+        rows.opfsRead.push([opfsRead, rawOpfsRead]);
+      }
+      return rows;
+    },
+    round,
+  );
+    for (const key of Object.keys(results)) results[key].push(...one[key]);
+  }
+  const line = (label, pairs, goal, baseline) => {
+    const ours = median(pairs.map((p) => p[0]));
+    const base = median(pairs.map((p) => p[1]));
+    const ratio = ours / base;
+    console.log(
+      `${label.padEnd(44)} ${ours.toFixed(1).padStart(8)} ms  vs ${baseline.padEnd(36)} ${base.toFixed(1).padStart(8)} ms  ratio ${ratio.toFixed(2)}x  (goal ${goal})`,
+    );
+  };
+  console.log(`sandtab storage benchmark, headless Chromium, median of ${ROUNDS} rounds`);
+  line('write+flush 1,000 x 4 KiB (tar import)', results.write, '<= 1.5x', 'raw IndexedDB, one transaction');
+  line('read back 1,000 x 4 KiB (reopened, lazy)', results.read, '<= 1.5x', 'raw IndexedDB gets, one transaction');
+  line('reopen 10,000 files to first ls (new worker)', results.reopen, 'first ls < 100 ms', 'empty sandbox, new worker');
+  line('write+flush 100 MiB file, OPFS sandbox', results.opfsWrite, '<= 1.3x', 'raw OPFS sync access handle');
+  line('read back 100 MiB file, OPFS sandbox', results.opfsRead, '<= 1.3x', 'raw OPFS sync access handle');
+  const extra = median(results.reopen.map(([many, empty]) => many - empty));
+  console.log(`time the 10,000 files add to opening: ${extra.toFixed(1)} ms`);
+  await page.close();
+}
+
+// ---- The guest part ----
+//
+// Each case runs the same .wasm bytes, with the same arguments, three ways:
+//   (a) sandtab: written into the page's sandbox and run by `sandbox.exec` (wasmi inside
+//       the runtime's worker), timed in the page around the exec call;
+//   (b) the browser's own engine: scripts/wasi-shim.mjs in a dedicated worker of the same
+//       page, timed in the worker around the `_start` call;
+//   (c) native wasmi: `target/release/sandtab run`, timed by Node around the process.
+// Each way runs every case once before the rounds (module caches filled, V8 tiered up), and
+// each output is checked against the native one (and sha256's against the expected file).
+
+const GUEST_DIR = new URL('../target/guests/', import.meta.url).pathname;
+const NATIVE_BIN = new URL('../target/release/sandtab', import.meta.url).pathname;
+const SHIM = new URL('./wasi-shim.mjs', import.meta.url).pathname;
+// About 1-3 s in sandtab with the chosen wasmi build (2,000 take ~10 ms natively).
+const CPULOOP_ITERATIONS = Number(process.env.BENCH_CPULOOP ?? 20_000);
+
+const GUEST_CASES = [
+  {
+    label: 'sha256 over 16 MiB',
+    file: 'c/sha256.wasm',
+    args: ['16'],
+    expected: readFileSync(new URL('../tests/guests/c/expected/sha256.default.stdout', import.meta.url), 'utf8'),
+    cpu: true,
+  },
+  {
+    label: `CoreMark-style loop, ${CPULOOP_ITERATIONS.toLocaleString('en')} iterations`,
+    file: 'c/cpuloop.wasm',
+    args: [String(CPULOOP_ITERATIONS)],
+    cpu: true,
+  },
+  // The demo installs CPython as `python3` from www/dist/guests/python.wasm (the same bytes as
+  // target/guests/python.wasm); the shim fetches it from there too.
+  { label: 'python3 -c pass (start-up)', file: 'python.wasm', args: ['-c', 'pass'], expected: '', python: true },
+];
+
+/** The wasmi dependency line of the root Cargo.toml: which build is being measured. */
+function wasmiLine() {
+  const toml = readFileSync(new URL('../Cargo.toml', import.meta.url), 'utf8');
+  return toml.split('\n').find((l) => l.startsWith('wasmi ')) ?? 'wasmi: not found in Cargo.toml';
+}
+
+/** Builds the native runner; cargo itself decides whether it is missing or stale. */
+function buildNative() {
+  console.log('building the native runner (cargo build --release -p sandtab-cli; quick when up to date)...');
+  const built = spawnSync('cargo', ['build', '--release', '--quiet', '-p', 'sandtab-cli'], { stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('cargo build --release -p sandtab-cli failed');
+}
+
+/** One native run: the process's wall time, start-up and exit included. */
+function runNative(file, args) {
+  const start = performance.now();
+  const run = spawnSync(NATIVE_BIN, ['run', GUEST_DIR + file, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const ms = performance.now() - start;
+  return { ms, stdout: run.stdout, stderr: run.stderr, exitCode: run.status };
+}
+
+/** Throws unless `result` exited 0 with `expected` on stdout. */
+function check(way, guestCase, result, expected) {
+  if (result.exitCode !== 0 || result.stdout !== expected) {
+    throw new Error(
+      `${guestCase.label} (${way}): exit ${result.exitCode}, stdout ${JSON.stringify(result.stdout.slice(0, 300))}` +
+        ` (expected ${JSON.stringify(expected.slice(0, 300))}), stderr ${JSON.stringify(result.stderr.slice(0, 300))}`,
+    );
+  }
+}
+
+async function guestBench(browser, server) {
+  const page = await browser.newPage();
+  page.on('pageerror', (err) => console.log(`  page error: ${err.message}`));
+  await page.goto(`${server.url}?sandbox=bench-guests`);
+  await page.waitForFunction(() => window.sandtab !== undefined, { timeout: 60_000 });
+
+  // The shim's worker, made from the file's text (a module worker from a blob URL).
+  await page.evaluate((source) => {
+    const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+    const worker = new Worker(url, { type: 'module', name: 'wasi-shim' });
+    const call = (message) =>
+      new Promise((resolve, reject) => {
+        worker.onmessage = ({ data }) => (data.error ? reject(new Error(data.error)) : resolve(data));
+        worker.onerror = (event) => reject(new Error(`wasi-shim worker: ${event.message}`));
+        worker.postMessage(message);
+      });
+    window.benchShim = { call };
+  }, readFileSync(SHIM, 'utf8'));
+
+  // Put each guest where both ways in the page find it: the C guests are sent from here
+  // (base64; they are small) into the sandbox's home and the shim; CPython is already
+  // installed in the sandbox, and the shim fetches the same file from the demo server.
+  for (const guestCase of GUEST_CASES) {
+    const name = guestCase.file.split('/').pop();
+    const base64 = guestCase.python ? null : readFileSync(GUEST_DIR + guestCase.file).toString('base64');
+    await page.evaluate(
+      async (name, base64) => {
+        const bytes = base64
+          ? Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))
+          : new Uint8Array(await (await fetch('guests/python.wasm')).arrayBuffer());
+        if (base64) await window.sandtab.sandbox.writeFile(`/home/agent/${name}`, bytes);
+        await window.benchShim.call({ type: 'compile', key: name, bytes });
+      },
+      name,
+      base64,
+    );
+    guestCase.command = guestCase.python ? `python3 ${guestCase.args.join(' ')}` : `./${name} ${guestCase.args.join(' ')}`;
+    guestCase.key = name;
+    guestCase.argv = [guestCase.python ? 'python3' : name, ...guestCase.args];
+  }
+
+  const inSandtab = (command) =>
+    page.evaluate(async (command) => {
+      const start = performance.now();
+      const r = await window.sandtab.sandbox.exec(command);
+      return { ms: performance.now() - start, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+    }, command);
+  const inShim = (key, args) => page.evaluate((key, args) => window.benchShim.call({ type: 'run', key, args, env: {} }), key, args);
+
+  // One measurement of every way for a case; `shimBroken` records why the shim could not
+  // run a guest (then that case has no browser-engine baseline).
+  const results = new Map(GUEST_CASES.map((c) => [c, { sandtab: [], shim: [], instantiate: [], native: [], shimBroken: null }]));
+  const once = async (guestCase, record) => {
+    const times = results.get(guestCase);
+    const native = runNative(guestCase.file, guestCase.args);
+    const expected = guestCase.expected ?? native.stdout;
+    check('native wasmi', guestCase, native, expected);
+    const ours = await inSandtab(guestCase.command);
+    check('sandtab', guestCase, ours, expected);
+    let shim = null;
+    if (times.shimBroken === null) {
+      try {
+        shim = await inShim(guestCase.key, guestCase.argv);
+        check('browser engine', guestCase, shim, expected);
+      } catch (err) {
+        times.shimBroken = String(err.message ?? err).split('\n')[0];
+        shim = null;
+      }
+    }
+    if (record) {
+      times.sandtab.push(ours.ms);
+      times.native.push(native.ms);
+      if (shim) {
+        times.shim.push(shim.ms);
+        times.instantiate.push(shim.instantiateMs);
+      }
+    }
+  };
+  for (const guestCase of GUEST_CASES) {
+    console.log(`  warming up: ${guestCase.label}...`);
+    await once(guestCase, false);
+  }
+  const floor = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    process.stdout.write(`round ${round + 1} of ${ROUNDS}...\n`);
+    for (const guestCase of GUEST_CASES) await once(guestCase, true);
+    const hello = runNative('c/hello.wasm', []);
+    if (hello.exitCode !== 0) throw new Error(`native hello.wasm: exit ${hello.exitCode}: ${hello.stderr}`);
+    floor.push(hello.ms);
+  }
+  await page.close();
+
+  // The table: medians, the two ratios against their goals, python's absolute goal.
+  const ms = (value) => (value === null ? 'n/a' : `${value.toFixed(1)} ms`).padStart(12);
+  const ratio = (ours, base, goal) => {
+    if (base === null) return 'n/a'.padEnd(27);
+    const r = ours / base;
+    const verdict = goal === null ? 'no goal' : `goal <= ${goal}x ${r <= goal ? 'met' : 'MISSED'}`;
+    return `${r.toFixed(2).padStart(6)}x (${verdict})`.padEnd(27);
+  };
+  const row = (label, ...cells) => console.log(`${label.padEnd(40)} ${cells.join(' ')}`.trimEnd());
+  console.log(`sandtab guest benchmark, median of ${ROUNDS} rounds (after one warm-up run of each)`);
+  console.log(`  ${wasmiLine()}`);
+  row('case', ...['sandtab', 'browser eng.', 'native wasmi'].map((h) => h.padStart(12)), ' sandtab/browser engine'.padEnd(28), 'sandtab/native wasmi');
+  const missed = [];
+  const notes = [];
+  for (const guestCase of GUEST_CASES) {
+    const times = results.get(guestCase);
+    const ours = median(times.sandtab);
+    const shim = times.shim.length ? median(times.shim) : null;
+    const native = median(times.native);
+    const engineGoal = guestCase.cpu ? 25 : null;
+    const nativeGoal = guestCase.cpu ? 2.5 : null;
+    row(guestCase.label, ms(ours), ms(shim), ms(native), '', ratio(ours, shim, engineGoal), ratio(ours, native, nativeGoal));
+    if (shim !== null && engineGoal !== null && ours / shim > engineGoal) {
+      missed.push(`${guestCase.label}: sandtab/browser engine ${(ours / shim).toFixed(1)}x > ${engineGoal}x`);
+    }
+    if (nativeGoal !== null && ours / native > nativeGoal) {
+      missed.push(`${guestCase.label}: sandtab/native wasmi ${(ours / native).toFixed(2)}x > ${nativeGoal}x`);
+    }
+    if (guestCase.python) {
+      row('  goal: < 1500 ms in sandtab', `${ours < 1500 ? 'met' : `MISSED by ${(ours - 1500).toFixed(0)} ms`}`);
+      if (ours >= 1500) missed.push(`python3 -c pass ${ours.toFixed(0)} ms >= 1500 ms`);
+    }
+    if (times.shimBroken) notes.push(`no browser-engine baseline for ${guestCase.label}: the shim failed: ${times.shimBroken}`);
+    if (times.instantiate.length) notes.push(`browser engine, instantiation before _start (not in the column): ${guestCase.label} ${median(times.instantiate).toFixed(1)} ms`);
+  }
+  row('native start-up floor (hello.wasm)', '-'.padStart(12), '-'.padStart(12), ms(median(floor)));
+  console.log(
+    '  sandtab: sandbox.exec timed in the page (guest module cached); browser engine: scripts/wasi-shim.mjs in a\n' +
+      '  dedicated worker, the _start call alone; native wasmi: `sandtab run` process wall time (nothing subtracted).',
+  );
+  for (const note of notes) console.log(`  ${note}`);
+  if (missed.length) console.log(`goals missed: ${missed.join('; ')}`);
+}
+
 async function main() {
+  if (!['all', 'guests', 'storage'].includes(PART)) {
+    throw new Error(`unknown part '${PART}' (guests, storage, or nothing for both)`);
+  }
+  // Before the browser starts: cargo should have the machine to itself.
+  if (PART !== 'storage') buildNative();
   const server = await serve(ROOT);
   const browser = await launch('chromium');
   try {
-    const page = await browser.newPage();
-    page.on('console', (message) => {
-      if (message.text().startsWith('bench: ')) console.log(`  ${message.text().slice(7)}...`);
-    });
-    page.on('pageerror', (err) => console.log(`  page error: ${err.message}`));
-    await page.goto(`${server.url}?sandbox=bench-page`);
-    await page.waitForFunction(() => window.sandtab !== undefined, { timeout: 60_000 });
-    await page.evaluate(pageTools);
-    const results = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      process.stdout.write(`round ${round + 1} of ${ROUNDS}...\n`);
-      const one = await page.evaluate(
-      async (round) => {
-        const { tar, filesOf } = window.benchTools;
-        const smallTar = tar(filesOf(1000, 4096));
-        const manyTar = tar(filesOf(10_000, 16));
-        const { Sandbox } = window.sandtab;
-        const now = () => performance.now();
-        const idb = (name) =>
-          new Promise((resolve, reject) => {
-            const req = indexedDB.open(name, 1);
-            req.onupgradeneeded = () => req.result.createObjectStore('files');
-            req.onsuccess = () => resolve(req.result);
-            req.onerror = () => reject(req.error);
-          });
-        const done = (tx) => new Promise((resolve, reject) => ((tx.oncomplete = resolve), (tx.onerror = tx.onabort = () => reject(tx.error))));
-        const rows = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
-        // The raw OPFS baseline: a worker that writes and reads one file with a sync
-        // access handle, receiving and returning the bytes by postMessage like the sandbox.
-        const rawSource = `
-          onmessage = async ({ data }) => {
-            const root = await navigator.storage.getDirectory();
-            const file = await root.getFileHandle('bench-raw', { create: true });
-            if (data.ping) {
-              postMessage('ready');
-              return;
-            }
-            const handle = await file.createSyncAccessHandle();
-            if (data.write) {
-              handle.truncate(0);
-              handle.write(data.write, { at: 0 });
-              handle.flush();
-              handle.close();
-              postMessage('written');
-            } else {
-              const out = new Uint8Array(handle.getSize());
-              handle.read(out, { at: 0 });
-              handle.close();
-              postMessage(out, [out.buffer]);
-            }
-          };`;
-        // A fresh worker for each measured read, as the sandbox's reopened worker is fresh.
-        const rawWorker = () =>
-          new Worker(URL.createObjectURL(new Blob([rawSource], { type: 'text/javascript' })));
-        const rawCall = (worker, message) =>
-          new Promise((resolve, reject) => {
-            worker.onmessage = (event) => resolve(event.data);
-            worker.onerror = (event) => reject(new Error(`raw OPFS worker: ${event.message}`));
-            worker.postMessage(message);
-          });
-        const phase = (text) => console.log(`bench: ${text}`);
-        const hundredMiB = new Uint8Array(100 << 20);
-        for (let i = 0; i < hundredMiB.length; i += 4096) hundredMiB[i] = (i >> 12) & 0xff;
-        const smallBytes = smallTar;
-        {
-          phase('raw IndexedDB');
-          // Raw IndexedDB: 1,000 puts of 4 KiB in one transaction, then read back.
-          const db = await idb(`bench-raw-${round}`);
-          const data = [];
-          for (let i = 0; i < 1000; i++) data.push(smallBytes.slice(512 + i * 4608, 512 + i * 4608 + 4096));
-          let t = now();
-          const tx = db.transaction('files', 'readwrite');
-          data.forEach((bytes, i) => tx.objectStore('files').put(bytes, `f${i}`));
-          await done(tx);
-          const rawWrite = now() - t;
-          t = now();
-          const rtx = db.transaction('files');
-          const gets = data.map((_, i) => rtx.objectStore('files').get(`f${i}`));
-          await done(rtx);
-          const rawRead = now() - t;
-          if (gets[999].result.length !== 4096) throw new Error('raw read failed');
-          db.close();
-
-          phase('sandbox write and read');
-          // The sandbox: import the same 1,000 files (written and flushed), then read
-          // them back from a freshly opened sandbox.
-          const name = `bench-vfs-${round}`;
-          const sandbox = await Sandbox.create({ name });
-          t = now();
-          await sandbox.importTar(smallBytes, '/bench');
-          const vfsWrite = now() - t;
-          sandbox.terminate();
-          await new Promise((r) => setTimeout(r, 100));
-          const reopened = await Sandbox.create({ name });
-          t = now();
-          const archive = await reopened.exportTar('/bench');
-          const vfsRead = now() - t;
-          if (archive.length < 1000 * 4096) throw new Error('sandbox read back too little');
-          reopened.terminate();
-          rows.write.push([vfsWrite, rawWrite]);
-          rows.read.push([vfsRead, rawRead]);
-
-          phase('10,000 files');
-          // Reopen: 10,000 files vs an empty sandbox, each from a new worker.
-          const bigName = `bench-many-${round}`;
-          const big = await Sandbox.create({ name: bigName });
-          await big.importTar(manyTar, '/many');
-          big.terminate();
-          const emptyName = `bench-empty-${round}`;
-          (await Sandbox.create({ name: emptyName })).terminate();
-          await new Promise((r) => setTimeout(r, 200));
-          const openAndList = async (which, path) => {
-            const start = now();
-            const box = await Sandbox.create({ name: which });
-            const result = await box.exec(`ls ${path} | head -n 1`);
-            const elapsed = now() - start;
-            box.terminate();
-            if (result.exitCode !== 0) throw new Error(result.stderr);
-            return elapsed;
-          };
-          const manyMs = await openAndList(bigName, '/many');
-          const emptyMs = await openAndList(emptyName, '/');
-          rows.reopen.push([manyMs, emptyMs]);
-
-          phase('OPFS');
-          // 100 MiB through an OPFS sandbox vs raw OPFS.
-          const writer = rawWorker();
-          await rawCall(writer, { ping: true });
-          t = now();
-          await rawCall(writer, { write: hundredMiB });
-          const rawOpfsWrite = now() - t;
-          writer.terminate();
-          const reader = rawWorker();
-          await rawCall(reader, { ping: true });
-          t = now();
-          const rawBack = await rawCall(reader, { read: true });
-          const rawOpfsRead = now() - t;
-          reader.terminate();
-          if (rawBack.length !== hundredMiB.length) throw new Error('raw OPFS read failed');
-          const opfsName = `bench-opfs-${round}`;
-          const opfs = await Sandbox.create({ name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } });
-          t = now();
-          await opfs.writeFile('/big', hundredMiB);
-          const opfsWrite = now() - t;
-          opfs.terminate();
-          await new Promise((r) => setTimeout(r, 200));
-          const opfsAgain = await Sandbox.create({ name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } });
-          t = now();
-          const back = await opfsAgain.readFile('/big');
-          const opfsRead = now() - t;
-          opfsAgain.terminate();
-          if (back.length !== hundredMiB.length || back[8192] !== hundredMiB[8192]) throw new Error('OPFS sandbox read back wrong bytes');
-          rows.opfsWrite.push([opfsWrite, rawOpfsWrite]);
-          rows.opfsRead.push([opfsRead, rawOpfsRead]);
-        }
-        return rows;
-      },
-      round,
-    );
-      for (const key of Object.keys(results)) results[key].push(...one[key]);
-    }
-    const line = (label, pairs, goal, baseline) => {
-      const ours = median(pairs.map((p) => p[0]));
-      const base = median(pairs.map((p) => p[1]));
-      const ratio = ours / base;
-      console.log(
-        `${label.padEnd(44)} ${ours.toFixed(1).padStart(8)} ms  vs ${baseline.padEnd(36)} ${base.toFixed(1).padStart(8)} ms  ratio ${ratio.toFixed(2)}x  (goal ${goal})`,
-      );
-    };
-    console.log(`sandtab storage benchmark, headless Chromium, median of ${ROUNDS} rounds`);
-    line('write+flush 1,000 x 4 KiB (tar import)', results.write, '<= 1.5x', 'raw IndexedDB, one transaction');
-    line('read back 1,000 x 4 KiB (reopened, lazy)', results.read, '<= 1.5x', 'raw IndexedDB gets, one transaction');
-    line('reopen 10,000 files to first ls (new worker)', results.reopen, 'first ls < 100 ms', 'empty sandbox, new worker');
-    line('write+flush 100 MiB file, OPFS sandbox', results.opfsWrite, '<= 1.3x', 'raw OPFS sync access handle');
-    line('read back 100 MiB file, OPFS sandbox', results.opfsRead, '<= 1.3x', 'raw OPFS sync access handle');
-    const extra = median(results.reopen.map(([many, empty]) => many - empty));
-    console.log(`time the 10,000 files add to opening: ${extra.toFixed(1)} ms`);
+    if (PART !== 'guests') await storageBench(browser, server);
+    if (PART !== 'storage') await guestBench(browser, server);
   } finally {
     await browser.close();
     await server.close();
