@@ -175,3 +175,127 @@ async fn an_installed_program_is_a_command_and_a_wrong_pin_is_refused() {
     let bad = sandbox.install_program(vec!["x".into()], b"not wasm".to_vec(), None);
     assert!(bad.is_err());
 }
+
+/// A shell word for `text`.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// Every case of the C test guests (tests/guests/c/expected/cases.json), through the
+/// shell in the worker: the same output native Linux prints.
+#[wasm_bindgen_test]
+async fn every_c_guest_case_prints_what_native_linux_prints() {
+    const CASES: &str = include_str!("../../../tests/guests/c/expected/cases.json");
+    let programs: [(&str, &[u8]); 8] = [
+        ("hello", HELLO),
+        ("stdin_upper", UPPER),
+        ("exit_trap", EXIT_TRAP),
+        ("files", include_bytes!("../../../target/guests/c/files.wasm")),
+        ("clock_random", include_bytes!("../../../target/guests/c/clock_random.wasm")),
+        ("poll_stdin", include_bytes!("../../../target/guests/c/poll_stdin.wasm")),
+        ("sha256", include_bytes!("../../../target/guests/c/sha256.wasm")),
+        ("cpuloop", include_bytes!("../../../target/guests/c/cpuloop.wasm")),
+    ];
+    let inputs: [(&str, &str); 2] = [
+        ("text.txt", include_str!("../../../tests/guests/c/inputs/text.txt")),
+        ("poll.txt", include_str!("../../../tests/guests/c/inputs/poll.txt")),
+    ];
+    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    for (name, bytes) in programs {
+        sandbox.write_file(format!("/home/agent/{name}.wasm"), bytes.to_vec()).await.unwrap();
+    }
+    for (name, text) in inputs {
+        sandbox.write_file(format!("/home/agent/{name}"), text.as_bytes().to_vec()).await.unwrap();
+    }
+    // Each program on PATH under its own name (the cases' argv[0]), made executable.
+    let install = programs
+        .iter()
+        .map(|(name, _)| format!("cp {name}.wasm /usr/local/bin/{name} && chmod +x /usr/local/bin/{name}"))
+        .collect::<Vec<_>>()
+        .join(" && ");
+    let out = exec(&sandbox, &format!("mkdir -p /usr/local/bin && {install}"), None).await;
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    let cases: serde_json::Value = serde_json::from_str(CASES).unwrap();
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for case in cases["cases"].as_array().unwrap() {
+        let label = case["label"].as_str().unwrap();
+        let program = case["program"].as_str().unwrap();
+        let args: Vec<String> = case["args"].as_array().unwrap()[1..]
+            .iter()
+            .map(|a| quote(&a.as_str().unwrap().replace("{DIR}", "/sandbox")))
+            .collect();
+        let env: Vec<String> = case["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| format!("{k}={}", quote(v.as_str().unwrap())))
+            .collect();
+        let stdin = case["stdin"].as_str().map_or("/dev/null".to_owned(), |name| name.to_owned());
+        // argv[0] is the name typed: the case's argv[0] is the program's PATH name.
+        assert_eq!(case["args"][0].as_str().unwrap(), program);
+        let reset = exec(&sandbox, "rm -rf /sandbox; mkdir /sandbox", None).await;
+        assert_eq!(reset.exit_code, 0, "{}", reset.stderr);
+        let script = format!("{} {program} {} < {stdin}", env.join(" "), args.join(" "));
+        let out = exec(&sandbox, &script, None).await;
+        let status = match &case["status"] {
+            serde_json::Value::String(s) if s == "trap" => 134,
+            value => value.as_i64().unwrap() as i32,
+        };
+        let want = |stream: &str| -> String {
+            let file = format!("{label}.{stream}");
+            expected_file(&file).unwrap_or_default()
+        };
+        count += 1;
+        let stderr_ok = if status == 134 {
+            out.stderr.starts_with(&want("stderr"))
+        } else {
+            out.stderr == want("stderr")
+        };
+        if out.exit_code != status || out.stdout != want("stdout") || !stderr_ok {
+            failures.push(format!(
+                "{label}: status {} (want {status})\nstdout:\n{}\nstderr:\n{}",
+                out.exit_code, out.stdout, out.stderr
+            ));
+        }
+    }
+    assert!(count >= 15);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An expected-output file of the C guests, compiled in.
+fn expected_file(name: &str) -> Option<String> {
+    macro_rules! files {
+        ($($file:literal),* $(,)?) => {
+            match name {
+                $($file => Some(include_str!(concat!("../../../tests/guests/c/expected/", $file)).to_owned()),)*
+                _ => None,
+            }
+        };
+    }
+    files!(
+        "clock_random.default.stdout",
+        "cpuloop.10.stdout",
+        "cpuloop.default.stdout",
+        "exit_trap.exit0.stdout",
+        "exit_trap.exit42.stdout",
+        "exit_trap.trap.stdout",
+        "exit_trap.usage.stderr",
+        "exit_trap.usage.stdout",
+        "files.dir.stdout",
+        "hello.args.stderr",
+        "hello.args.stdout",
+        "hello.default.stderr",
+        "hello.default.stdout",
+        "hello.word.stderr",
+        "hello.word.stdout",
+        "poll_stdin.empty.stdout",
+        "poll_stdin.text.stdout",
+        "sha256.1.stdout",
+        "sha256.default.stdout",
+        "stdin_upper.empty.stderr",
+        "stdin_upper.empty.stdout",
+        "stdin_upper.text.stderr",
+        "stdin_upper.text.stdout",
+    )
+}
