@@ -196,3 +196,13 @@ fn bad_arguments_and_bad_modules_say_what_is_wrong() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("usage: sandtab run"));
 }
+
+#[test]
+fn sh_runs_a_script_file_with_its_arguments_and_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("s.sh");
+    std::fs::write(&script, "echo \"$1-$2\"\nexit 4\n").unwrap();
+    let out = sandtab(&["sh", script.to_str().unwrap(), "a", "b"], b"");
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "a-b\n");
+}

@@ -319,6 +319,8 @@ fn calls_no_libc_program_reaches_answer_with_their_errno() {
     let (nosys, notsup, badf, spipe) = (52, 58, 8, 70);
     assert_eq!(
         io.stderr,
-        vec![nosys, notsup, notsup, notsup, notsup, badf, 0, badf, spipe, 0, badf]
+        vec![
+            nosys, notsup, notsup, notsup, notsup, badf, 0, badf, spipe, 0, badf
+        ]
     );
 }

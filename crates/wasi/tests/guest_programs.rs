@@ -197,7 +197,9 @@ print(sorted(os.listdir('/work')), os.getcwd())\n",
 }
 
 fn rust_expected(name: &str) -> Vec<u8> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guests/rust/expected").join(name);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/guests/rust/expected")
+        .join(name);
     std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
@@ -208,7 +210,10 @@ fn a_rust_std_guest_matches_its_expected_output() {
     let run_mode = |args: &[&str], env: Vec<(String, String)>, stdin: Vec<u8>| {
         let mut run = Run::new(args);
         run.env = env;
-        run.fs.mem().create_dir(&VfsPath::parse("/sandbox").unwrap()).unwrap();
+        run.fs
+            .mem()
+            .create_dir(&VfsPath::parse("/sandbox").unwrap())
+            .unwrap();
         let mut io = TestIo {
             stdin,
             chunk: 5,
@@ -218,14 +223,30 @@ fn a_rust_std_guest_matches_its_expected_output() {
         (outcome, io)
     };
     let (outcome, io) = run_mode(&["rust_guest", "fs", "/sandbox"], Vec::new(), Vec::new());
-    assert_eq!(outcome.exit_code, 0, "{}", String::from_utf8_lossy(&io.stderr));
-    assert_eq!(String::from_utf8_lossy(&io.stdout), String::from_utf8_lossy(&rust_expected("fs.stdout")));
+    assert_eq!(
+        outcome.exit_code,
+        0,
+        "{}",
+        String::from_utf8_lossy(&io.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&io.stdout),
+        String::from_utf8_lossy(&rust_expected("fs.stdout"))
+    );
 
-    let (outcome, io) = run_mode(&["rust_guest", "env", "a", "b c"], vec![("GREETING".into(), "hi".into())], Vec::new());
+    let (outcome, io) = run_mode(
+        &["rust_guest", "env", "a", "b c"],
+        vec![("GREETING".into(), "hi".into())],
+        Vec::new(),
+    );
     assert_eq!(outcome.exit_code, 3);
     assert_eq!(io.stdout, rust_expected("env.stdout"));
 
-    let (outcome, io) = run_mode(&["rust_guest", "stdin"], Vec::new(), rust_expected("inputs/stdin.txt"));
+    let (outcome, io) = run_mode(
+        &["rust_guest", "stdin"],
+        Vec::new(),
+        rust_expected("inputs/stdin.txt"),
+    );
     assert_eq!(outcome.exit_code, 0);
     assert_eq!(io.stdout, rust_expected("stdin.stdout"));
     assert_eq!(io.stderr, rust_expected("stdin.stderr"));

@@ -190,30 +190,64 @@ async fn every_c_guest_case_prints_what_native_linux_prints() {
         ("hello", HELLO),
         ("stdin_upper", UPPER),
         ("exit_trap", EXIT_TRAP),
-        ("files", include_bytes!("../../../target/guests/c/files.wasm")),
-        ("clock_random", include_bytes!("../../../target/guests/c/clock_random.wasm")),
-        ("poll_stdin", include_bytes!("../../../target/guests/c/poll_stdin.wasm")),
-        ("sha256", include_bytes!("../../../target/guests/c/sha256.wasm")),
-        ("cpuloop", include_bytes!("../../../target/guests/c/cpuloop.wasm")),
+        (
+            "files",
+            include_bytes!("../../../target/guests/c/files.wasm"),
+        ),
+        (
+            "clock_random",
+            include_bytes!("../../../target/guests/c/clock_random.wasm"),
+        ),
+        (
+            "poll_stdin",
+            include_bytes!("../../../target/guests/c/poll_stdin.wasm"),
+        ),
+        (
+            "sha256",
+            include_bytes!("../../../target/guests/c/sha256.wasm"),
+        ),
+        (
+            "cpuloop",
+            include_bytes!("../../../target/guests/c/cpuloop.wasm"),
+        ),
     ];
     let inputs: [(&str, &str); 2] = [
-        ("text.txt", include_str!("../../../tests/guests/c/inputs/text.txt")),
-        ("poll.txt", include_str!("../../../tests/guests/c/inputs/poll.txt")),
+        (
+            "text.txt",
+            include_str!("../../../tests/guests/c/inputs/text.txt"),
+        ),
+        (
+            "poll.txt",
+            include_str!("../../../tests/guests/c/inputs/poll.txt"),
+        ),
     ];
     let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
     for (name, bytes) in programs {
-        sandbox.write_file(format!("/home/agent/{name}.wasm"), bytes.to_vec()).await.unwrap();
+        sandbox
+            .write_file(format!("/home/agent/{name}.wasm"), bytes.to_vec())
+            .await
+            .unwrap();
     }
     for (name, text) in inputs {
-        sandbox.write_file(format!("/home/agent/{name}"), text.as_bytes().to_vec()).await.unwrap();
+        sandbox
+            .write_file(format!("/home/agent/{name}"), text.as_bytes().to_vec())
+            .await
+            .unwrap();
     }
     // Each program on PATH under its own name (the cases' argv[0]), made executable.
     let install = programs
         .iter()
-        .map(|(name, _)| format!("cp {name}.wasm /usr/local/bin/{name} && chmod +x /usr/local/bin/{name}"))
+        .map(|(name, _)| {
+            format!("cp {name}.wasm /usr/local/bin/{name} && chmod +x /usr/local/bin/{name}")
+        })
         .collect::<Vec<_>>()
         .join(" && ");
-    let out = exec(&sandbox, &format!("mkdir -p /usr/local/bin && {install}"), None).await;
+    let out = exec(
+        &sandbox,
+        &format!("mkdir -p /usr/local/bin && {install}"),
+        None,
+    )
+    .await;
     assert_eq!(out.exit_code, 0, "{}", out.stderr);
     let cases: serde_json::Value = serde_json::from_str(CASES).unwrap();
     let mut failures = Vec::new();
@@ -231,7 +265,9 @@ async fn every_c_guest_case_prints_what_native_linux_prints() {
             .iter()
             .map(|(k, v)| format!("{k}={}", quote(v.as_str().unwrap())))
             .collect();
-        let stdin = case["stdin"].as_str().map_or("/dev/null".to_owned(), |name| name.to_owned());
+        let stdin = case["stdin"]
+            .as_str()
+            .map_or("/dev/null".to_owned(), |name| name.to_owned());
         // argv[0] is the name typed: the case's argv[0] is the program's PATH name.
         assert_eq!(case["args"][0].as_str().unwrap(), program);
         let reset = exec(&sandbox, "rm -rf /sandbox; mkdir /sandbox", None).await;
