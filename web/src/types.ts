@@ -19,7 +19,8 @@ export interface Limits {
 /** Limits of each guest program (WebAssembly) a command runs. Running into one ends the
  * program with exit status 137 and a message naming the limit. */
 export interface GuestLimits {
-  /** Instructions the program may execute (default 200,000,000,000). */
+  /** wasmi fuel the program may use (default 10^15). Charged per block of instructions,
+   * so not an instruction count: CPython's interpreter loop burns about 10^11 a second. */
   fuel?: number;
   /** Bytes each linear memory may grow to (default 1 GiB). */
   memoryBytes?: number;

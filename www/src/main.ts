@@ -186,16 +186,25 @@ async function main(): Promise<void> {
   });
   // For tests and the console: the page's sandbox and the API.
   (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox };
+  // The panels never throw: a sandbox that stopped (terminated, or its worker crashed)
+  // is said on the page instead of becoming an unhandled rejection.
+  const panelError = (err: unknown) =>
+    status(`The files panel could not update: ${err instanceof Error ? err.message : String(err)}`, true);
   const refresh = async () => {
-    await refreshFiles(sandbox);
-    await refreshStorage(sandbox, persisted);
+    try {
+      await refreshFiles(sandbox);
+      await refreshStorage(sandbox, persisted);
+    } catch (err) {
+      panelError(err);
+    }
   };
   void Sandbox.requestPersistence()
     .catch(() => false)
     .then((granted) => {
       persisted = granted;
       return refreshStorage(sandbox, persisted);
-    });
+    })
+    .catch(panelError);
   wireStorageControls(sandbox, refresh);
   // One sandbox for the terminal and the files panel: create the element only now, so it
   // does not start a sandbox of its own.

@@ -13,7 +13,7 @@ options:
   --dir HOSTDIR::GUESTDIR   copy HOSTDIR to GUESTDIR in the sandbox (repeatable);
                             HOSTDIR alone maps it to the same absolute path
   --env KEY=VALUE           set an environment variable (repeatable)
-  --fuel N                  instruction budget of each guest (default 200000000000)
+  --fuel N                  wasmi fuel of each guest (default 10^15)
   --memory-mb N             linear memory each guest may grow to (default 1024)
   --deadline-ms N           wall-clock limit of each guest (default 600000)
   -h, --help                this text

@@ -6,7 +6,9 @@ use crate::GuestError;
 /// Limits for one guest run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GuestLimits {
-    /// Instructions (wasmi fuel) the run may execute in total.
+    /// wasmi fuel the run may use. wasmi charges a block's instructions when the block
+    /// is entered, and a `br_table` by its size, so fuel is not a count of executed
+    /// instructions: CPython's interpreter loop burns about 10^11 per second.
     pub fuel: u64,
     /// Bytes of linear memory each memory may grow to.
     pub memory_bytes: u64,
@@ -23,11 +25,12 @@ pub struct GuestLimits {
 }
 
 impl Default for GuestLimits {
-    /// Generous for agent work (CPython's start-up and a few seconds of computing),
-    /// small enough that a runaway guest is stopped before the tab suffers.
+    /// Generous for agent work; a runaway guest is stopped by the deadline (or a
+    /// cancel) long before the default fuel runs out, and a host that wants an
+    /// instruction budget sets one.
     fn default() -> Self {
         Self {
-            fuel: 200_000_000_000,
+            fuel: 1_000_000_000_000_000,
             memory_bytes: 1 << 30,
             table_elements: 100_000,
             instances: 16,
