@@ -90,6 +90,8 @@ impl Guests {
         });
         for name in names {
             lock(&self.programs).insert((*name).to_owned(), program.clone());
+            // An installed program is never removed as a stale path name.
+            lock(&self.by_path).remove(*name);
             self.registry.insert_command(
                 *name,
                 GuestCommand {
@@ -136,7 +138,10 @@ impl Guests {
                 if word.ends_with(".wasm") || self.is_guest_file(&cwd, word).await {
                     names.insert(word.to_owned());
                 }
-            } else if word.ends_with(".wasm") || self.registry.lookup(word).is_none() {
+            } else if word.ends_with(".wasm")
+                || self.registry.lookup(word).is_none()
+                || lock(&self.by_path).contains(word)
+            {
                 for dir in path_var.split(':').filter(|dir| dir.starts_with('/')) {
                     if self.is_guest_file(&cwd, &format!("{dir}/{word}")).await {
                         names.insert(word.to_owned());

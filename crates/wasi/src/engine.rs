@@ -55,10 +55,11 @@ impl GuestEngine {
         let mut config = wasmi::Config::default();
         config
             .consume_fuel(true)
-            // Functions are checked and translated when first called, so a 26 MB
-            // CPython starts at once. Running out of fuel while translating could not be
-            // resumed, so translation costs no fuel (it is bounded by the module's size).
-            .compilation_mode(wasmi::CompilationMode::Lazy)
+            // Functions are checked when the module is compiled (a malformed one is
+            // refused then, with a clear error) and translated when first called, so a
+            // 26 MB CPython starts at once. Running out of fuel while translating could
+            // not be resumed, so translation costs no fuel (bounded by the module's size).
+            .compilation_mode(wasmi::CompilationMode::LazyTranslation)
             .fuel_cost(wasmi::CustomFuelCosts {
                 bytes_copied_per_fuel: 64,
                 fuel_per_bytes_translated: 0,

@@ -370,6 +370,12 @@ impl Runner {
             ));
         };
         loop {
+            // A load that leaves the same contents unloaded would block forever: the
+            // guest gets EIO instead.
+            let loaded = match &pending.block {
+                Block::Load { path, .. } => Some(path.clone()),
+                _ => None,
+            };
             self.resolve(pending.block, store, io).await?;
             self.check_time_and_cancel(io)?;
             let memory = memory_of(store);
@@ -382,7 +388,14 @@ impl Runner {
             };
             match retried {
                 Retried::Done(errno) => return Ok(i32::from(errno.raw())),
-                Retried::Blocked(block, operation) => pending = Pending { block, operation },
+                Retried::Blocked(Block::Load { path, .. }, _) if loaded.as_ref() == Some(&path) => {
+                    return Ok(i32::from(wasi::ERRNO_IO.raw()));
+                }
+                Retried::Blocked(block, operation) => {
+                    // Let the event loop run between waits that complete at once.
+                    io.yield_now().await;
+                    pending = Pending { block, operation }
+                }
                 Retried::Stop(stop) => return Err(stopped(stop)),
             }
         }

@@ -324,3 +324,35 @@ fn calls_no_libc_program_reaches_answer_with_their_errno() {
         ]
     );
 }
+
+/// Overlapping iovecs that add up to far more than memory, too many iovecs, and a
+/// huge symlink target: each an errno, never an allocation the host cannot survive.
+const HOSTILE_IO: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_symlink" (func $symlink (param i32 i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 17)
+  (func $put (param $at i32) (param $value i32) (i32.store8 (local.get $at) (local.get $value)))
+  (func (export "_start") (local $i i32)
+    ;; 1000 iovecs, each the first 1 MiB of memory: 1000 MiB from 1 MiB.
+    (loop $fill
+      (i32.store (i32.add (i32.const 4096) (i32.mul (local.get $i) (i32.const 8))) (i32.const 0))
+      (i32.store (i32.add (i32.const 4100) (i32.mul (local.get $i) (i32.const 8))) (i32.const 1048576))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $fill (i32.lt_u (local.get $i) (i32.const 1000))))
+    (call $put (i32.const 100) (call $fd_write (i32.const 1) (i32.const 4096) (i32.const 1000) (i32.const 200)))
+    (call $put (i32.const 101) (call $fd_write (i32.const 1) (i32.const 4096) (i32.const 5000) (i32.const 200)))
+    (call $put (i32.const 102) (call $symlink (i32.const 0) (i32.const 1000000) (i32.const 3) (i32.const 100) (i32.const 1)))
+    (i32.store (i32.const 0) (i32.const 100))
+    (i32.store (i32.const 4) (i32.const 3))
+    (drop (call $fd_write (i32.const 2) (i32.const 0) (i32.const 1) (i32.const 8)))))"#;
+
+#[test]
+fn hostile_io_arguments_get_errnos_and_a_short_write() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["hostile"]).run(&wasm(HOSTILE_IO), &mut io);
+    assert_eq!(outcome.exit_code, 0, "{outcome:?}");
+    // A short write of at most 16 MiB, then EINVAL (too many iovecs), ENAMETOOLONG.
+    assert_eq!(io.stdout.len(), 16 << 20);
+    let (inval, nametoolong) = (28, 37);
+    assert_eq!(io.stderr, vec![0, inval, nametoolong]);
+}

@@ -362,6 +362,10 @@ impl MemFs {
 
     /// Creates a symlink at `link` whose target is `target` (stored as given).
     pub fn symlink(&self, target: &str, link: &VfsPath) -> VfsResult<()> {
+        // A target is a path: no longer than one (it is kept outside the byte quota).
+        if target.len() > crate::path::MAX_PATH_LEN {
+            return Err(VfsError::new(ErrorKind::NameTooLong, link.to_string()));
+        }
         let now = self.clock.now();
         let mut tree = self.lock();
         if link.is_root() || tree.resolve(link, false).is_ok() {

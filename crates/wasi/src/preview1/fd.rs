@@ -23,6 +23,9 @@ pub(crate) struct OpenFile {
 /// An open directory (a preopen, or one the guest opened).
 pub(crate) struct OpenDir {
     pub(crate) path: VfsPath,
+    /// The listing `fd_readdir` serves cookies from, taken at cookie 0, so entries
+    /// removed while the guest reads do not shift the ones after them.
+    pub(crate) listing: Option<Vec<(String, u64, sandtab_vfs::FileKind)>>,
     /// The name a preopen is announced by (`fd_prestat_dir_name`).
     pub(crate) preopen: Option<String>,
     pub(crate) writable: bool,
@@ -83,6 +86,7 @@ impl WasiCtx {
                 fd,
                 Fd::Dir(OpenDir {
                     path,
+                    listing: None,
                     preopen: Some(name),
                     writable,
                 }),

@@ -11,6 +11,9 @@ use wasi::Errno;
 /// Rights a read-write file or directory descriptor reports. sandtab enforces access
 /// with the read/write flags of each descriptor, and read-only mounts in the VFS.
 const RIGHTS_ALL: u64 = (1 << 30) - 1;
+
+/// The most descriptors a guest may hold open at once.
+const MAX_OPEN_FDS: usize = 4096;
 const RIGHTS_WRITE: u64 = wasi::RIGHTS_FD_WRITE
     | wasi::RIGHTS_FD_DATASYNC
     | wasi::RIGHTS_FD_ALLOCATE
@@ -113,12 +116,33 @@ fn write_stream(ctx: &mut WasiCtx, stream: OutStream, data: Vec<u8>) -> Res {
     Ok(())
 }
 
+/// The most bytes one read or write moves: more is a short count, as a pipe gives.
+/// Iovecs may overlap, so their sum can exceed the guest's memory many times.
+const IO_CHUNK_MAX: usize = 16 << 20;
+
+/// The bytes of the iovecs, up to IO_CHUNK_MAX (a short write, which callers loop on).
 fn gather(mem: &Mem, iovs: u32, count: u32) -> Result<Vec<u8>, Errno> {
+    let vecs = mem.iovecs(iovs, count)?;
+    check_total(&vecs)?;
     let mut data = Vec::new();
-    for (ptr, len) in mem.iovecs(iovs, count)? {
-        data.extend_from_slice(mem.bytes(ptr, len)?);
+    for (ptr, len) in vecs {
+        let room = IO_CHUNK_MAX - data.len();
+        if room == 0 {
+            break;
+        }
+        let bytes = mem.bytes(ptr, len)?;
+        data.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
     Ok(data)
+}
+
+/// EINVAL if the iovec lengths add up past `ssize_t` (as POSIX `readv`/`writev`).
+fn check_total(vecs: &[(u32, u32)]) -> Result<u64, Errno> {
+    let total = vecs.iter().map(|&(_, len)| u64::from(len)).sum::<u64>();
+    if total > i32::MAX as u64 {
+        return Err(wasi::ERRNO_INVAL);
+    }
+    Ok(total)
 }
 
 /// Spreads `data` over the iovecs; returns how many bytes fit.
@@ -135,12 +159,16 @@ fn scatter(mem: &mut Mem, iovs: u32, count: u32, data: &[u8]) -> Result<usize, E
     Ok(done)
 }
 
+/// How many bytes a read may fill: the iovecs' total, up to IO_CHUNK_MAX. Every
+/// buffer is checked first, so a bad one fails before any input is consumed.
 fn iovecs_len(mem: &Mem, iovs: u32, count: u32) -> Result<usize, Errno> {
-    Ok(mem
-        .iovecs(iovs, count)?
-        .iter()
-        .map(|&(_, len)| len as usize)
-        .sum())
+    let vecs = mem.iovecs(iovs, count)?;
+    for &(ptr, len) in &vecs {
+        mem.bytes(ptr, len)?;
+    }
+    Ok(usize::try_from(check_total(&vecs)?)
+        .unwrap_or(usize::MAX)
+        .min(IO_CHUNK_MAX))
 }
 
 pub(super) fn fd_write(
@@ -486,23 +514,31 @@ pub(super) fn fd_readdir(
     cookie: u64,
     out: u32,
 ) -> Res {
-    let dir = ctx.dir(fd)?;
-    let fs = ctx.fs.mem();
-    let here = fs.stat(&dir.path)?;
-    let parent = dir
-        .path
-        .parent()
-        .and_then(|parent| fs.stat(&parent).ok())
-        .unwrap_or_else(|| here.clone());
-    let mut entries = vec![
-        (".".to_owned(), here.ino, FileKind::Directory),
-        ("..".to_owned(), parent.ino, FileKind::Directory),
-    ];
-    entries.extend(
-        fs.read_dir(&dir.path)?
-            .into_iter()
-            .map(|entry| (entry.name, entry.metadata.ino, entry.metadata.kind)),
-    );
+    let fs = ctx.fs.clone();
+    let dir = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
+        Fd::Dir(dir) => dir,
+        _ => return Err(wasi::ERRNO_NOTDIR.into()),
+    };
+    if cookie == 0 || dir.listing.is_none() {
+        let fs = fs.mem();
+        let here = fs.stat(&dir.path)?;
+        let parent = dir
+            .path
+            .parent()
+            .and_then(|parent| fs.stat(&parent).ok())
+            .unwrap_or_else(|| here.clone());
+        let mut listing = vec![
+            (".".to_owned(), here.ino, FileKind::Directory),
+            ("..".to_owned(), parent.ino, FileKind::Directory),
+        ];
+        listing.extend(
+            fs.read_dir(&dir.path)?
+                .into_iter()
+                .map(|entry| (entry.name, entry.metadata.ino, entry.metadata.kind)),
+        );
+        dir.listing = Some(listing);
+    }
+    let entries = dir.listing.as_deref().unwrap_or_default();
     // Dirents one after the other; the last may be cut off, which tells the guest
     // that the buffer was full (it then asks again from that entry's cookie).
     let mut bytes = Vec::new();
@@ -576,6 +612,7 @@ pub(super) fn path_open(
             let writable = fs.check_writable(&path).is_ok();
             let new = ctx.insert(Fd::Dir(OpenDir {
                 path,
+                listing: None,
                 preopen: None,
                 writable,
             }))?;
@@ -587,18 +624,25 @@ pub(super) fn path_open(
             if write {
                 fs.check_writable(&path)?;
             }
-            if !truncate {
-                ensure_loaded(ctx, &path, write)?;
-            }
+            ensure_loaded(ctx, &path, write)?;
         }
         None => {}
     }
-    if meta.is_none() || truncate {
-        // Creating or truncating: `write` replaces the contents (and creates the file,
-        // mode 0644, checking the quota first).
+    if ctx.fds.len() >= MAX_OPEN_FDS {
+        return Err(wasi::ERRNO_NFILE.into());
+    }
+    if meta.is_none() {
+        // Creating: `write` makes the file (mode 0644), checking the quota first.
         fs.write(&path, &[])?;
     }
     let handle = fs.open(&path)?;
+    if truncate && meta.is_some() {
+        // Through the handle: the file opened is the one truncated, whatever links led to it.
+        if let Err(err) = fs.truncate_handle(&handle, 0) {
+            fs.close(handle);
+            return Err(err.into());
+        }
+    }
     let new = ctx.insert(Fd::File(OpenFile {
         handle,
         pos: 0,
@@ -741,6 +785,9 @@ pub(super) fn path_symlink(
     new_path: u32,
     new_len: u32,
 ) -> Res {
+    if old_len as usize > sandtab_vfs::MAX_PATH_LEN {
+        return Err(wasi::ERRNO_NAMETOOLONG.into());
+    }
     let target = mem.str(old_path, old_len)?.to_owned();
     let link = path_arg(mem, ctx, fd, new_path, new_len)?;
     Ok(ctx.fs.mem().symlink(&target, &link)?)

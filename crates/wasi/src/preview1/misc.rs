@@ -7,12 +7,22 @@ use super::{Block, Fail, Res};
 
 /// Writes a list of strings as C strings: pointers into `argv`, bytes into `buf`.
 fn write_strings(mem: &mut Mem, list: &[String], pointers: u32, buf: u32) -> Res {
+    let fault = || Fail::Errno(wasi::ERRNO_FAULT);
     let mut at = buf;
     for (i, item) in list.iter().enumerate() {
-        mem.set_u32(pointers + 4 * i as u32, at)?;
+        let slot = u32::try_from(i)
+            .ok()
+            .and_then(|i| i.checked_mul(4))
+            .and_then(|offset| pointers.checked_add(offset))
+            .ok_or_else(fault)?;
+        mem.set_u32(slot, at)?;
         mem.write(at, item.as_bytes())?;
-        mem.set_u8(at + item.len() as u32, 0)?;
-        at += item.len() as u32 + 1;
+        let end = u32::try_from(item.len())
+            .ok()
+            .and_then(|len| at.checked_add(len))
+            .ok_or_else(fault)?;
+        mem.set_u8(end, 0)?;
+        at = end.checked_add(1).ok_or_else(fault)?;
     }
     Ok(())
 }
@@ -65,9 +75,7 @@ pub(super) fn clock_time_get(
 }
 
 pub(super) fn random_get(mem: &mut Mem, ctx: &mut WasiCtx, buf: u32, len: u32) -> Res {
-    let mut bytes = vec![0u8; mem.bytes(buf, len)?.len()];
-    ctx.fill_random(&mut bytes)?;
-    Ok(mem.write(buf, &bytes)?)
+    Ok(ctx.fill_random(mem.bytes_mut(buf, len)?)?)
 }
 
 pub(super) fn sched_yield(_mem: &mut Mem, ctx: &mut WasiCtx) -> Res {
@@ -139,6 +147,9 @@ pub(super) fn tool_call(
 ) -> Res {
     let name = mem.str(name, name_len)?.to_owned();
     let args = mem.str(args, args_len)?.to_owned();
+    // The answer's places must be good before the tool runs: it runs once.
+    mem.bytes(out_len, 4)?;
+    mem.bytes(out, out_cap)?;
     let answer = match ctx.host_answer.take() {
         Some((asked, with, answer)) if asked == name && with == args => answer,
         _ => return Err(Fail::Block(Block::HostCall { name, args })),
