@@ -356,3 +356,22 @@ fn hostile_io_arguments_get_errnos_and_a_short_write() {
     let (inval, nametoolong) = (28, 37);
     assert_eq!(io.stderr, vec![0, inval, nametoolong]);
 }
+
+/// poll_oneoff with a clock that does not exist is EINVAL, relative or absolute.
+const POLL_BAD_CLOCK: &str = r#"(module
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start")
+    ;; subscription at 0: userdata 0, tag 0 (clock), clock id 9, timeout 1000 ns, relative
+    (i32.store8 (i32.const 8) (i32.const 0))
+    (i32.store (i32.const 16) (i32.const 9))
+    (i64.store (i32.const 24) (i64.const 1000))
+    (call $exit (call $poll (i32.const 0) (i32.const 100) (i32.const 1) (i32.const 200)))))"#;
+
+#[test]
+fn polling_an_unknown_clock_is_einval() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["poll"]).run(&wasm(POLL_BAD_CLOCK), &mut io);
+    assert_eq!(outcome.exit_code, 28, "{outcome:?}");
+}

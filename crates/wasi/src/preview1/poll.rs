@@ -48,9 +48,11 @@ pub(super) fn poll_oneoff(
                 let absolute =
                     mem.u16(sub + 40)? & wasi::SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME != 0;
                 let until_ns = match (clock, absolute) {
-                    (_, false) => started.saturating_add(timeout),
+                    (0..=3, false) => started.saturating_add(timeout),
                     // An absolute monotonic time is already on our clock.
-                    (1..=3, true) => timeout,
+                    (1, true) => timeout,
+                    // CPU-time clocks count from the start of the run.
+                    (2 | 3, true) => ctx.started_ns.saturating_add(timeout),
                     // An absolute wall-clock time: wait as long as it is from now.
                     (0, true) => now.saturating_add(timeout.saturating_sub(ctx.realtime_ns())),
                     _ => {
