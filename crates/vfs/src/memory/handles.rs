@@ -4,7 +4,7 @@
 
 use super::tree::Content;
 use super::write_op::WriteOp;
-use super::{MemFs, not_loaded, write_inode};
+use super::{MemFs, not_loaded, set_inode_times, write_inode};
 use crate::clock::Timestamp;
 use crate::error::{ErrorKind, VfsError, VfsResult};
 use crate::metadata::Metadata;
@@ -72,45 +72,27 @@ impl MemFs {
 
     /// Writes `data` at `offset` of the open file, within the quota.
     pub fn write_handle(&self, handle: &FileHandle, offset: u64, data: &[u8]) -> VfsResult<()> {
-        let now = self.clock.now();
-        let mut tree = self.lock();
-        write_inode(
-            &mut tree,
-            &self.quota,
-            handle.ino,
-            WriteOp::At(offset, data),
-            &handle.path,
-            now,
-        )
+        self.change_handle(handle, WriteOp::At(offset, data))
+            .map(|_| ())
     }
 
     /// Appends `data` to the open file (`O_APPEND`), within the quota; returns the new size.
     pub fn append_handle(&self, handle: &FileHandle, data: &[u8]) -> VfsResult<u64> {
-        let now = self.clock.now();
-        let mut tree = self.lock();
-        write_inode(
-            &mut tree,
-            &self.quota,
-            handle.ino,
-            WriteOp::Append(data),
-            &handle.path,
-            now,
-        )?;
-        Ok(tree.inode(handle.ino).metadata(handle.ino).size)
+        self.change_handle(handle, WriteOp::Append(data))
     }
 
     /// Cuts or extends (with zeros) the open file to `len` bytes, within the quota.
     pub fn truncate_handle(&self, handle: &FileHandle, len: u64) -> VfsResult<()> {
+        self.change_handle(handle, WriteOp::Truncate(len))
+            .map(|_| ())
+    }
+
+    /// Applies `op` to the open file; returns its new size.
+    fn change_handle(&self, handle: &FileHandle, op: WriteOp<'_>) -> VfsResult<u64> {
         let now = self.clock.now();
         let mut tree = self.lock();
-        write_inode(
-            &mut tree,
-            &self.quota,
-            handle.ino,
-            WriteOp::Truncate(len),
-            &handle.path,
-            now,
-        )
+        write_inode(&mut tree, &self.quota, handle.ino, op, &handle.path, now)?;
+        Ok(tree.inode(handle.ino).metadata(handle.ino).size)
     }
 
     /// Sets the open file's access and/or modification time (as `futimens`).
@@ -121,17 +103,14 @@ impl MemFs {
         modified: Option<Timestamp>,
     ) -> VfsResult<()> {
         let now = self.clock.now();
-        let mut tree = self.lock();
-        tree.check_writable(handle.ino, &handle.path)?;
-        let inode = tree.inode_mut(handle.ino);
-        if let Some(time) = accessed {
-            inode.accessed = time;
-        }
-        if let Some(time) = modified {
-            inode.modified = time;
-        }
-        inode.changed = now;
-        Ok(())
+        set_inode_times(
+            &mut self.lock(),
+            handle.ino,
+            &handle.path,
+            accessed,
+            modified,
+            now,
+        )
     }
 
     /// EROFS if `path` (which must exist) lies on a read-only mount: what `open` for

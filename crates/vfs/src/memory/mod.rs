@@ -442,22 +442,34 @@ impl MemFs {
         let now = self.clock.now();
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
-        tree.check_writable(ino, path)?;
-        let inode = tree.inode_mut(ino);
-        if let Some(time) = accessed {
-            inode.accessed = time;
-        }
-        if let Some(time) = modified {
-            inode.modified = time;
-        }
-        inode.changed = now;
-        Ok(())
+        set_inode_times(&mut tree, ino, path, accessed, modified, now)
     }
 
     /// How many bytes, files and directories the tree holds.
     pub fn usage(&self) -> Usage {
         self.lock().usage
     }
+}
+
+/// Sets an inode's access and/or modification time; its change time becomes `now`.
+fn set_inode_times(
+    tree: &mut Tree,
+    ino: u64,
+    path: &VfsPath,
+    accessed: Option<Timestamp>,
+    modified: Option<Timestamp>,
+    now: Timestamp,
+) -> VfsResult<()> {
+    tree.check_writable(ino, path)?;
+    let inode = tree.inode_mut(ino);
+    if let Some(time) = accessed {
+        inode.accessed = time;
+    }
+    if let Some(time) = modified {
+        inode.modified = time;
+    }
+    inode.changed = now;
+    Ok(())
 }
 
 /// EFBIG or EDQUOT if a file growing from `before` to `after` bytes breaks a limit.
