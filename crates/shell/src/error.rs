@@ -13,6 +13,12 @@ pub enum ShellError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A session name that is empty, too long or not printable.
+    #[error("invalid session name {0:?}: use 1 to 64 letters, digits, '-', '_' or '.'")]
+    InvalidSessionName(String),
+    /// A new session past the most a sandbox holds.
+    #[error("too many shell sessions: a sandbox holds at most {0}; close one first")]
+    TooManySessions(usize),
     /// The starting file tree could not be made.
     #[error("could not prepare the sandbox filesystem: {0}")]
     Filesystem(#[from] sandtab_vfs::VfsError),

@@ -11,11 +11,13 @@ mod error;
 mod fs_adapter;
 mod guests;
 mod limits;
+mod sessions;
 
 pub use error::ShellError;
 pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
 pub use sandtab_wasi::{GuestEngine, GuestHost, GuestLimits};
+pub use sessions::{DEFAULT_SESSION, MAX_SESSIONS, Sessions};
 
 use bashkit::{Bash, PosixFs};
 use sandtab_vfs::{SandboxFs, VfsPath};
@@ -55,20 +57,60 @@ pub struct ExecOutcome {
     pub stdout_truncated: bool,
     /// Whether stderr went over the output limit and was cut.
     pub stderr_truncated: bool,
+    /// Bytes the exec wrote to stdout in all, kept or not.
+    pub stdout_total: u64,
+    /// Bytes the exec wrote to stderr in all, kept or not.
+    pub stderr_total: u64,
     /// Why the exec's file changes could not be saved to storage, if they could not.
     /// They stay in memory and are saved by the next exec that succeeds in saving.
     pub save_error: Option<sandtab_vfs::VfsError>,
 }
 
 impl ExecOutcome {
-    /// stdout as text (invalid UTF-8 replaced).
+    /// stdout as text (invalid UTF-8 replaced), ending with the truncation note when it
+    /// was cut.
     pub fn stdout_text(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
+        self.text(Stream::Stdout)
     }
 
-    /// stderr as text (invalid UTF-8 replaced).
+    /// stderr as text (invalid UTF-8 replaced), ending with the truncation note when it
+    /// was cut.
     pub fn stderr_text(&self) -> String {
-        String::from_utf8_lossy(&self.stderr).into_owned()
+        self.text(Stream::Stderr)
+    }
+
+    /// What to tell a reader of `stream` that was cut at the output limit: how much of it
+    /// is shown. `None` when nothing was cut.
+    pub fn truncation_note(&self, stream: Stream) -> Option<String> {
+        let (kept, total, truncated, name) = match stream {
+            Stream::Stdout => (
+                self.stdout.len(),
+                self.stdout_total,
+                self.stdout_truncated,
+                "stdout",
+            ),
+            Stream::Stderr => (
+                self.stderr.len(),
+                self.stderr_total,
+                self.stderr_truncated,
+                "stderr",
+            ),
+        };
+        truncated.then(|| {
+            format!("\n[sandtab: {name} truncated: the first {kept} of {total} bytes are shown]\n")
+        })
+    }
+
+    fn text(&self, stream: Stream) -> String {
+        let bytes = match stream {
+            Stream::Stdout => &self.stdout,
+            Stream::Stderr => &self.stderr,
+        };
+        let mut text = String::from_utf8_lossy(bytes).into_owned();
+        if let Some(note) = self.truncation_note(stream) {
+            text.push_str(&note);
+        }
+        text
     }
 }
 
@@ -91,6 +133,9 @@ pub struct Shell {
     fs: Arc<SandboxFs>,
     limits: ShellLimits,
     guests: Arc<guests::Guests>,
+    /// The `set` options the last exec left different from their defaults, as a `set`
+    /// command: bashkit resets them before each exec, a terminal keeps them.
+    set_options: String,
 }
 
 impl std::fmt::Debug for Shell {
@@ -167,6 +212,7 @@ impl Shell {
             fs,
             limits,
             guests,
+            set_options: String::new(),
         })
     }
 
@@ -249,6 +295,21 @@ impl Shell {
         stdin: Option<Vec<u8>>,
         on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
     ) -> ExecOutcome {
+        let cap = self.limits.max_output_bytes;
+        self.exec_with_output_cap(script, stdin, cap, on_output)
+            .await
+    }
+
+    /// Like [`Shell::exec_with_stdin`], keeping at most `cap` bytes of each stream for
+    /// the outcome instead of the limits' `max_output_bytes` (everything is still handed
+    /// to `on_output`, and the totals are counted).
+    pub async fn exec_with_output_cap(
+        &mut self,
+        script: &str,
+        stdin: Option<Vec<u8>>,
+        cap: usize,
+        on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
+    ) -> ExecOutcome {
         // A cancel aimed at an earlier exec must not stop this one.
         self.bash
             .cancellation_token()
@@ -262,16 +323,21 @@ impl Shell {
             .cloned()
             .unwrap_or_default();
         self.guests.prepare(script, &cwd, &path_var).await;
-        let cap = self.limits.max_output_bytes;
         let collector = Mutex::new(Collector::new(cap, on_output));
         let collector = &collector;
         let mut options = bashkit::ExecOptions::new();
         if let Some(stdin) = stdin {
             options = options.stdin(stdin);
         }
+        // On the script's first line, so that line numbers in messages stay the script's.
+        let script = if self.set_options.is_empty() {
+            std::borrow::Cow::Borrowed(script)
+        } else {
+            std::borrow::Cow::Owned(format!("{}{script}", self.set_options))
+        };
         let result = self
             .bash
-            .execute(script)
+            .execute(&script)
             .options(options)
             .stdout_fn(move |chunk| async move {
                 lock(collector).push(Stream::Stdout, &chunk);
@@ -285,12 +351,7 @@ impl Shell {
         let exit_code = {
             let mut collected = lock(collector);
             match result {
-                Ok(result) => {
-                    // bashkit stops accepting output at the limit itself and says so here.
-                    collected.stdout_truncated |= result.stdout_truncated;
-                    collected.stderr_truncated |= result.stderr_truncated;
-                    result.exit_code
-                }
+                Ok(result) => result.exit_code,
                 Err(err) => {
                     let (code, message) = describe_failure(&err);
                     collected.push(Stream::Stderr, message.as_bytes());
@@ -298,6 +359,7 @@ impl Shell {
                 }
             }
         };
+        self.set_options = set_options_command(&self.bash.shell_state_view().variables);
         let save_error = self.fs.flush().await.err();
         let mut collected = lock(collector);
         if let Some(err) = &save_error {
@@ -316,6 +378,8 @@ impl Shell {
             exit_code,
             stdout_truncated: collected.stdout_truncated,
             stderr_truncated: collected.stderr_truncated,
+            stdout_total: collected.stdout_total,
+            stderr_total: collected.stderr_total,
             save_error,
         }
     }
@@ -325,6 +389,43 @@ fn lock<'a, 'b>(collector: &'a Mutex<Collector<'b>>) -> std::sync::MutexGuard<'a
     collector
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The `set -o` options a session keeps from one exec to the next: their names, the
+/// variables bashkit keeps them in, and whether they are on by default.
+const SET_OPTIONS: &[(&str, &str, bool)] = &[
+    ("allexport", "SHOPT_a", false),
+    ("braceexpand", "SHOPT_B", true),
+    ("errexit", "SHOPT_e", false),
+    ("errtrace", "SHOPT_E", false),
+    ("functrace", "SHOPT_T", false),
+    ("noclobber", "SHOPT_C", false),
+    ("noglob", "SHOPT_f", false),
+    ("nounset", "SHOPT_u", false),
+    ("pipefail", "SHOPT_pipefail", false),
+    ("verbose", "SHOPT_v", false),
+    ("xtrace", "SHOPT_x", false),
+];
+
+/// A `set` command (with a `; ` after it) that puts back the options that differ from
+/// their defaults in `variables`, or nothing when none does.
+fn set_options_command(variables: &std::collections::HashMap<String, String>) -> String {
+    let mut command = String::new();
+    for (name, variable, default) in SET_OPTIONS {
+        let Some(value) = variables.get(*variable) else {
+            continue;
+        };
+        let on = value == "1";
+        if on != *default {
+            command.push_str(if on { " -o " } else { " +o " });
+            command.push_str(name);
+        }
+    }
+    if command.is_empty() {
+        command
+    } else {
+        format!("set{command}; ")
+    }
 }
 
 /// The exit status and the message for an exec that bashkit ended with an error.
@@ -365,6 +466,8 @@ struct Collector<'a> {
     stderr: Vec<u8>,
     stdout_truncated: bool,
     stderr_truncated: bool,
+    stdout_total: u64,
+    stderr_total: u64,
 }
 
 impl<'a> Collector<'a> {
@@ -376,6 +479,8 @@ impl<'a> Collector<'a> {
             stderr: Vec::new(),
             stdout_truncated: false,
             stderr_truncated: false,
+            stdout_total: 0,
+            stderr_total: 0,
         }
     }
 
@@ -384,10 +489,19 @@ impl<'a> Collector<'a> {
             return;
         }
         (self.on_output)(stream, chunk);
-        let (buffer, truncated) = match stream {
-            Stream::Stdout => (&mut self.stdout, &mut self.stdout_truncated),
-            Stream::Stderr => (&mut self.stderr, &mut self.stderr_truncated),
+        let (buffer, truncated, total) = match stream {
+            Stream::Stdout => (
+                &mut self.stdout,
+                &mut self.stdout_truncated,
+                &mut self.stdout_total,
+            ),
+            Stream::Stderr => (
+                &mut self.stderr,
+                &mut self.stderr_truncated,
+                &mut self.stderr_total,
+            ),
         };
+        *total += chunk.len() as u64;
         let room = self.cap.saturating_sub(buffer.len());
         buffer.extend_from_slice(&chunk[..chunk.len().min(room)]);
         *truncated |= chunk.len() > room;

@@ -21,8 +21,12 @@ pub struct ShellLimits {
     pub max_function_depth: usize,
     /// Wall-clock time of one exec. Default 120 s.
     pub timeout: Duration,
-    /// Bytes of stdout, and separately of stderr, one exec may write. Default 1 MiB.
+    /// Bytes of stdout, and separately of stderr, kept in one exec's outcome; past it
+    /// the outcome is cut (and says so), while the output still streams. Default 1 MiB.
     pub max_output_bytes: usize,
+    /// Bytes of stdout, and separately of stderr, one exec may write in all (streamed
+    /// and counted); past it, further output is dropped. Default 256 MiB.
+    pub max_written_bytes: usize,
     /// Limits of each guest program (WebAssembly) a command runs.
     pub guest: sandtab_wasi::GuestLimits,
 }
@@ -36,6 +40,7 @@ impl Default for ShellLimits {
             max_function_depth: 16,
             timeout: Duration::from_secs(120),
             max_output_bytes: 1 << 20,
+            max_written_bytes: 256 << 20,
             guest: sandtab_wasi::GuestLimits::default(),
         }
     }
@@ -53,6 +58,7 @@ impl ShellLimits {
             ("max_total_loop_iterations", self.max_total_loop_iterations),
             ("max_function_depth", self.max_function_depth),
             ("max_output_bytes", self.max_output_bytes),
+            ("max_written_bytes", self.max_written_bytes),
         ];
         for (name, value) in positive {
             if value == 0 {
@@ -90,8 +96,10 @@ impl ShellLimits {
             .max_total_loop_iterations(self.max_total_loop_iterations)
             .max_function_depth(self.max_function_depth)
             .timeout(self.timeout)
-            .max_stdout_bytes(self.max_output_bytes)
-            .max_stderr_bytes(self.max_output_bytes)
+            // bashkit stops streaming at its cap: it is the written bound, so that what
+            // is written past the kept part is still counted.
+            .max_stdout_bytes(self.max_written_bytes.max(self.max_output_bytes))
+            .max_stderr_bytes(self.max_written_bytes.max(self.max_output_bytes))
             // Work units are bashkit's aggregate fuel; the limits above are the ones we
             // document, so keep this one out of their way.
             .max_work_units(u64::MAX / 2)

@@ -191,8 +191,35 @@ async fn output_over_the_cap_is_cut_and_flagged() {
     };
     let mut shell = new_shell(limits);
     let out = run(&mut shell, "for i in $(seq 1 1000); do echo line $i; done").await;
-    assert!(out.stdout.len() <= 1000, "{}", out.stdout.len());
+    assert_eq!(out.stdout.len(), 1000);
     assert!(out.stdout_truncated);
+    // Every line counts towards the total: "line N\n" for N in 1..=1000.
+    let total: usize = (1..=1000).map(|n: usize| 6 + n.to_string().len()).sum();
+    assert_eq!(out.stdout_total, total as u64);
+    assert!(out.stdout_text().ends_with(&format!(
+        "\n[sandtab: stdout truncated: the first 1000 of {total} bytes are shown]\n"
+    )));
+    assert!(!out.stderr_truncated);
+    assert_eq!(out.truncation_note(sandtab_shell::Stream::Stderr), None);
+}
+
+#[tokio::test]
+async fn one_command_writing_past_the_cap_is_counted_whole_and_binary_stays_exact() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = shell
+        .exec_with_output_cap(
+            "seq 1 100000; printf '\\377\\000\\001' >&2",
+            None,
+            4096,
+            &mut |_, _| {},
+        )
+        .await;
+    assert_eq!(out.exit_code, 0);
+    assert_eq!(out.stdout.len(), 4096);
+    assert_eq!(out.stdout_total, 588_895);
+    assert_eq!(out.stderr, [0xff, 0, 1]);
+    assert_eq!(out.stderr_total, 3);
+    assert!(!out.stderr_truncated);
 }
 
 #[tokio::test]

@@ -1,0 +1,158 @@
+//! The shell sessions of one sandbox. Each named session keeps its `cd`, variables,
+//! functions, aliases and options from one exec to the next, as a terminal does; all of
+//! them work on the same files, run the same installed programs and share the guest
+//! engine's compiled modules. A fresh session runs one exec and is gone.
+
+use crate::{GuestEngine, GuestHost, GuestLimits, Shell, ShellError, ShellLimits};
+use sandtab_vfs::SandboxFs;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The session an exec runs in when it names none.
+pub const DEFAULT_SESSION: &str = "main";
+
+/// How many named sessions a sandbox keeps at once (each holds a shell's state).
+pub const MAX_SESSIONS: usize = 64;
+
+/// A program installed into every session, present and future.
+struct Installed {
+    names: Vec<String>,
+    module: Arc<Vec<u8>>,
+    sha256: Option<String>,
+}
+
+/// Named shell sessions over one filesystem.
+pub struct Sessions {
+    fs: Arc<SandboxFs>,
+    limits: ShellLimits,
+    engine: GuestEngine,
+    host: Arc<dyn GuestHost>,
+    programs: Vec<Installed>,
+    shells: BTreeMap<String, Shell>,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("names", &self.shells.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sessions {
+    /// Sessions on `fs` under `limits`, whose guests run on `engine` with `host`. The
+    /// default session is made now, so a bad limit is reported here.
+    pub fn new(
+        fs: Arc<SandboxFs>,
+        limits: ShellLimits,
+        engine: GuestEngine,
+        host: Arc<dyn GuestHost>,
+    ) -> Result<Self, ShellError> {
+        let mut sessions = Self {
+            fs,
+            limits,
+            engine,
+            host,
+            programs: Vec::new(),
+            shells: BTreeMap::new(),
+        };
+        sessions.session(DEFAULT_SESSION)?;
+        Ok(sessions)
+    }
+
+    /// The session `name`, made (in the home directory, with nothing set) if it does not
+    /// exist yet.
+    pub fn session(&mut self, name: &str) -> Result<&mut Shell, ShellError> {
+        check_name(name)?;
+        if !self.shells.contains_key(name) {
+            if self.shells.len() >= MAX_SESSIONS {
+                return Err(ShellError::TooManySessions(MAX_SESSIONS));
+            }
+            let shell = self.new_shell()?;
+            self.shells.insert(name.to_owned(), shell);
+        }
+        self.shells
+            .get_mut(name)
+            .ok_or_else(|| ShellError::InvalidSessionName(name.to_owned()))
+    }
+
+    /// A session of its own for one exec: nothing carries over from other sessions but
+    /// the files and the installed programs.
+    pub fn fresh(&self) -> Result<Shell, ShellError> {
+        self.new_shell()
+    }
+
+    /// Ends session `name`; whether there was one. The default session is made anew
+    /// the next time it is used.
+    pub fn close(&mut self, name: &str) -> bool {
+        self.shells.remove(name).is_some()
+    }
+
+    /// The names of the sessions that exist, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.shells.keys().cloned().collect()
+    }
+
+    /// The limits every session runs under.
+    pub fn limits(&self) -> &ShellLimits {
+        &self.limits
+    }
+
+    /// Installs a program as the commands `names` in every session, and in the
+    /// sessions made later. Compiles it (once: sessions share the compiled module).
+    pub fn install_program(
+        &mut self,
+        names: &[&str],
+        module: Arc<Vec<u8>>,
+        sha256: Option<String>,
+    ) -> Result<(), sandtab_wasi::GuestError> {
+        for shell in self.shells.values_mut() {
+            shell.install_program(names, module.clone(), sha256.clone());
+        }
+        self.programs.push(Installed {
+            names: names.iter().map(|name| (*name).to_owned()).collect(),
+            module,
+            sha256,
+        });
+        match (names.first(), self.shells.values().next()) {
+            (Some(first), Some(shell)) => shell.precompile(first),
+            _ => Ok(()),
+        }
+    }
+
+    /// Changes the guest limits of every session, and of the sessions made later.
+    pub fn set_guest_limits(&mut self, guest: GuestLimits) -> Result<(), ShellError> {
+        for shell in self.shells.values_mut() {
+            shell.set_guest_limits(guest)?;
+        }
+        self.limits.guest = guest;
+        Ok(())
+    }
+
+    fn new_shell(&self) -> Result<Shell, ShellError> {
+        let mut shell = Shell::with_guest_host(
+            self.fs.clone(),
+            self.limits.clone(),
+            self.engine.clone(),
+            self.host.clone(),
+        )?;
+        for program in &self.programs {
+            let names: Vec<&str> = program.names.iter().map(String::as_str).collect();
+            shell.install_program(&names, program.module.clone(), program.sha256.clone());
+        }
+        Ok(shell)
+    }
+}
+
+fn check_name(name: &str) -> Result<(), ShellError> {
+    let good = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if good {
+        Ok(())
+    } else {
+        Err(ShellError::InvalidSessionName(name.to_owned()))
+    }
+}
