@@ -127,7 +127,9 @@ async fn run_script(
         ..ShellLimits::default()
     };
     shell_limits.guest = limits;
+    // Output goes to the process's own streams: nothing is kept, nothing is dropped.
     shell_limits.max_output_bytes = 1 << 20;
+    shell_limits.max_written_bytes = usize::MAX / 2;
     let mut shell = Shell::new(fs.clone(), shell_limits).map_err(|err| err.to_string())?;
     // Positional parameters and the environment, as `bash -c SCRIPT ARGS...` sets them.
     let mut prelude = String::new();

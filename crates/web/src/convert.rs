@@ -65,6 +65,23 @@ pub fn outcome_to_js(outcome: &ExecOutcome) -> JsValue {
         "stderrTruncated",
         &JsValue::from_bool(outcome.stderr_truncated),
     );
+    set(
+        &object,
+        "stdoutTotal",
+        &JsValue::from_f64(outcome.stdout_total as f64),
+    );
+    set(
+        &object,
+        "stderrTotal",
+        &JsValue::from_f64(outcome.stderr_total as f64),
+    );
+    let note = |stream| {
+        outcome
+            .truncation_note(stream)
+            .map_or(JsValue::NULL, |note| JsValue::from_str(&note))
+    };
+    set(&object, "stdoutNote", &note(sandtab_shell::Stream::Stdout));
+    set(&object, "stderrNote", &note(sandtab_shell::Stream::Stderr));
     let save_error = outcome
         .save_error
         .as_ref()

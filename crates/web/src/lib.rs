@@ -20,7 +20,7 @@ use idb_store::IdbStore;
 use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
 use options::StorageKind;
-use sandtab_shell::{CancelHandle, Shell, Stream, WallClock};
+use sandtab_shell::{CancelHandle, DEFAULT_SESSION, Sessions, Stream, WallClock};
 use sandtab_vfs::storage::records::PACK_MAX_FILE;
 use sandtab_vfs::storage::{ContentSink, fsck};
 use sandtab_vfs::{SandboxFs, VfsPath, VfsResult};
@@ -71,14 +71,15 @@ impl ArraySink {
     }
 }
 
-/// One sandbox: a filesystem and a shell session on it.
+/// One sandbox: a filesystem and the shell sessions on it.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct Sandbox {
     // Shared with the future of a running exec; `exec` is the only mutable borrower.
-    shell: Rc<RefCell<Shell>>,
+    sessions: Rc<RefCell<Sessions>>,
     fs: Arc<SandboxFs>,
-    cancel: CancelHandle,
+    /// Cancels the exec that is running, in whichever session.
+    cancel: Rc<RefCell<Option<CancelHandle>>>,
     name: String,
     storage: StorageKind,
     /// The OPFS store again, typed, for its direct large-file reads.
@@ -173,13 +174,12 @@ impl Sandbox {
     ) -> Result<Sandbox, JsError> {
         let engine = sandtab_shell::GuestEngine::new(limits.guest.call_depth);
         let host = Arc::new(guest_host::WebHost::new(host_call));
-        let shell = Shell::with_guest_host(fs.clone(), limits, engine, host)
+        let sessions = Sessions::new(fs.clone(), limits, engine, host)
             .map_err(|err| JsError::new(&err.to_string()))?;
-        let cancel = shell.cancel_handle();
         Ok(Sandbox {
-            shell: Rc::new(RefCell::new(shell)),
+            sessions: Rc::new(RefCell::new(sessions)),
             fs,
-            cancel,
+            cancel: Rc::default(),
             name,
             storage,
             opfs: None,
@@ -206,14 +206,21 @@ impl Sandbox {
     }
 
     /// Runs `script`; resolves to `{ stdout, stderr, exitCode, stdoutTruncated,
-    /// stderrTruncated, saveError }` with output as `Uint8Array`s. `onOutput(stream,
-    /// bytes)` is called with each chunk as it is written (`stream` is `"stdout"` or
-    /// `"stderr"`). The command's file changes are saved before it resolves; `saveError`
-    /// (`{ code, message }` or null) says if storage refused them.
-    /// Rejects only if another exec is still running in this sandbox.
-    // Holding the `RefCell` borrow across the await is the point: it marks the shell busy
-    // for the whole exec, and a second exec meanwhile gets a clear error from
-    // `try_borrow_mut` instead of a panic. Nothing else borrows the shell.
+    /// stderrTruncated, stdoutTotal, stderrTotal, stdoutNote, stderrNote, saveError }` with
+    /// output as `Uint8Array`s (at most `maxOutputBytes` of each; the totals count every
+    /// byte written; a note says what was cut). `onOutput(stream, bytes)` is called with
+    /// each chunk as it is written (`stream` is `"stdout"` or `"stderr"`). The command's
+    /// file changes are saved before it resolves; `saveError` (`{ code, message }` or
+    /// null) says if storage refused them.
+    ///
+    /// `options`: `{ session?: string, fresh?: boolean, maxOutputBytes?: number,
+    /// guestLimits?: {...} }`. A named session (default `"main"`, made on first use)
+    /// keeps `cd`, variables, functions, aliases and `set` options for its next exec;
+    /// `fresh: true` runs in a new session that is dropped afterwards.
+    /// Rejects for bad options, or if another exec is still running in this sandbox.
+    // Holding the `RefCell` borrow across the await is the point: it marks the sandbox
+    // busy for the whole exec, and a second exec meanwhile gets a clear error from
+    // `try_borrow_mut` instead of a panic.
     #[allow(clippy::await_holding_refcell_ref)]
     pub fn exec(
         &self,
@@ -221,13 +228,28 @@ impl Sandbox {
         on_output: Option<js_sys::Function>,
         options: Option<Object>,
     ) -> js_sys::Promise {
-        let shell = self.shell.clone();
+        let sessions = self.sessions.clone();
+        let cancel = self.cancel.clone();
         wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
-            let mut shell = shell.try_borrow_mut().map_err(|_| {
+            let mut sessions = sessions.try_borrow_mut().map_err(|_| {
                 JsValue::from(JsError::new(
                     "sandbox is busy: another command is still running",
                 ))
             })?;
+            let error = |err: String| JsValue::from(JsError::new(&err));
+            let choice = options::exec_options(options.as_ref().map(JsValue::from).as_ref())
+                .map_err(error)?;
+            let default_cap = sessions.limits().max_output_bytes;
+            let mut fresh;
+            let shell = if choice.fresh {
+                fresh = sessions.fresh().map_err(|err| error(err.to_string()))?;
+                &mut fresh
+            } else {
+                let name = choice.session.as_deref().unwrap_or(DEFAULT_SESSION);
+                sessions
+                    .session(name)
+                    .map_err(|err| error(err.to_string()))?
+            };
             // The callback is only ever called on this thread; the wrapper satisfies the
             // shell's `Send` bound (it panics if touched from elsewhere, which cannot happen
             // on wasm32's single thread).
@@ -256,12 +278,38 @@ impl Sandbox {
                             .set_guest_limits(limits)
                             .map_err(|err| err.to_string())
                     })
-                    .map_err(|err| JsValue::from(JsError::new(&err)))?;
+                    .map_err(error)?;
             }
-            let outcome = shell.exec_streaming(&script, &mut forward).await;
+            *cancel.borrow_mut() = Some(shell.cancel_handle());
+            let cap = choice.max_output_bytes.unwrap_or(default_cap);
+            let outcome = shell
+                .exec_with_output_cap(&script, None, cap, &mut forward)
+                .await;
+            *cancel.borrow_mut() = None;
             let _ = shell.set_guest_limits(usual);
             Ok(outcome_to_js(&outcome))
         }))
+    }
+
+    /// Ends the shell session `name` (its variables, `cd` and functions); the files
+    /// stay. Whether there was one. Throws while a command runs.
+    #[wasm_bindgen(js_name = closeSession)]
+    pub fn close_session(&self, name: &str) -> Result<bool, JsError> {
+        let mut sessions = self
+            .sessions
+            .try_borrow_mut()
+            .map_err(|_| JsError::new("sandbox is busy: another command is still running"))?;
+        Ok(sessions.close(name))
+    }
+
+    /// The names of the shell sessions that exist, sorted.
+    #[wasm_bindgen(js_name = sessionNames)]
+    pub fn session_names(&self) -> Result<Vec<String>, JsError> {
+        let sessions = self
+            .sessions
+            .try_borrow()
+            .map_err(|_| JsError::new("sandbox is busy: another command is still running"))?;
+        Ok(sessions.names())
     }
 
     /// Installs a WebAssembly (WASI) program as the commands `names`, for example
@@ -275,8 +323,8 @@ impl Sandbox {
         module: Vec<u8>,
         sha256: Option<String>,
     ) -> Result<(), JsError> {
-        let mut shell = self
-            .shell
+        let mut sessions = self
+            .sessions
             .try_borrow_mut()
             .map_err(|_| JsError::new("sandbox is busy: another command is still running"))?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -291,15 +339,16 @@ impl Sandbox {
         {
             return Err(JsError::new(&format!("not a command name: {bad:?}")));
         }
-        shell.install_program(&names, Arc::new(module), sha256);
-        shell
-            .precompile(first)
+        sessions
+            .install_program(&names, Arc::new(module), sha256)
             .map_err(|err| JsError::new(&format!("{first}: {err}")))
     }
 
     /// Stops the running exec (it ends with exit status 130); files are kept.
     pub fn cancel(&self) {
-        self.cancel.cancel();
+        if let Some(cancel) = &*self.cancel.borrow() {
+            cancel.cancel();
+        }
     }
 
     /// Entries of a directory, sorted by name: `[{ name, kind, size }]`, where `kind` is

@@ -20,6 +20,7 @@ const LIMIT_FIELDS: &[&str] = &[
     "maxFunctionDepth",
     "timeoutMs",
     "maxOutputBytes",
+    "maxWrittenBytes",
 ];
 
 /// The JS names of the guest program limits.
@@ -146,7 +147,8 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             "maxTotalLoopIterations" => target.max_total_loop_iterations = as_usize(value),
             "maxFunctionDepth" => target.max_function_depth = as_usize(value),
             "timeoutMs" => target.timeout = Duration::from_millis(value),
-            _ => target.max_output_bytes = as_usize(value),
+            "maxOutputBytes" => target.max_output_bytes = as_usize(value),
+            _ => target.max_written_bytes = as_usize(value),
         }
     }
     config.limits.guest = guest_limits_in(options, "guestLimits", config.limits.guest)?;
@@ -322,4 +324,67 @@ fn describe(value: &JsValue) -> String {
             value.js_typeof().as_string().unwrap_or_default()
         )
     }
+}
+
+/// What one exec's options choose besides guest limits.
+#[derive(Debug, Default)]
+pub struct ExecChoice {
+    /// The named session to run in (default `"main"`).
+    pub session: Option<String>,
+    /// Run in a new session dropped afterwards.
+    pub fresh: bool,
+    /// Bytes of each stream to keep in the outcome, instead of the sandbox's limit.
+    pub max_output_bytes: Option<usize>,
+}
+
+/// The keys an exec's options may have.
+const EXEC_FIELDS: &[&str] = &["session", "fresh", "maxOutputBytes", "guestLimits"];
+
+/// Reads `{ session?, fresh?, maxOutputBytes?, guestLimits? }` (guest limits are read by
+/// `guest_limits_in`), refusing unknown keys and values of the wrong kind.
+pub fn exec_options(options: Option<&JsValue>) -> Result<ExecChoice, String> {
+    let mut choice = ExecChoice::default();
+    let Some(options) = options.filter(|o| !o.is_undefined() && !o.is_null()) else {
+        return Ok(choice);
+    };
+    if !options.is_object() {
+        return Err("exec options must be an object".into());
+    }
+    check_keys(options, "exec options", EXEC_FIELDS)?;
+    let session = get(options, "session")?;
+    if !session.is_undefined() {
+        choice.session = Some(session.as_string().ok_or_else(|| {
+            format!(
+                "exec options: session must be a string, got {}",
+                describe(&session)
+            )
+        })?);
+    }
+    let fresh = get(options, "fresh")?;
+    if !fresh.is_undefined() {
+        choice.fresh = fresh.as_bool().ok_or_else(|| {
+            format!(
+                "exec options: fresh must be true or false, got {}",
+                describe(&fresh)
+            )
+        })?;
+    }
+    if choice.fresh && choice.session.is_some() {
+        return Err("exec options: give either session or fresh, not both".into());
+    }
+    let cap = get(options, "maxOutputBytes")?;
+    if !cap.is_undefined() {
+        match cap.as_f64() {
+            Some(n) if n.fract() == 0.0 && (1.0..=MAX_SAFE_INTEGER).contains(&n) => {
+                choice.max_output_bytes = Some(usize::try_from(n as u64).unwrap_or(usize::MAX));
+            }
+            _ => {
+                return Err(format!(
+                    "exec options: maxOutputBytes must be a positive whole number, got {}",
+                    describe(&cap)
+                ));
+            }
+        }
+    }
+    Ok(choice)
 }
