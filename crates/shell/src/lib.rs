@@ -7,6 +7,7 @@
 //!
 //! Platform-free: it runs natively (tests, a CLI) and in the browser's worker.
 
+mod commands;
 mod error;
 mod fs_adapter;
 mod guests;
@@ -181,7 +182,7 @@ impl Shell {
             fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let registry = bashkit::BuiltinRegistry::new();
-        let bash = Bash::builder()
+        let bash = commands::register(Bash::builder(), &fs)
             .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),

@@ -1,0 +1,35 @@
+//! sandtab's own commands, for those that bashkit lacks or where its behaviour differs
+//! from GNU's in ways agents trip over (the compatibility suite, `tests/compat`, says
+//! which). Each works on the sandbox's filesystem directly (hard links, inode numbers,
+//! modes), streams through bashkit's command I/O, and speaks GNU's messages and exit
+//! statuses. Registered over bashkit's builtins of the same name.
+
+mod diff;
+mod file_type;
+mod fileops;
+mod gzip;
+mod ls;
+mod patch;
+mod paths;
+mod stat;
+mod tar;
+mod textutils;
+mod util;
+
+use bashkit::BashBuilder;
+use sandtab_vfs::SandboxFs;
+use std::sync::Arc;
+
+/// Adds sandtab's own commands to a shell being built.
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+    let builder = diff::register(builder, fs);
+    let builder = patch::register(builder, fs);
+    let builder = ls::register(builder, fs);
+    let builder = file_type::register(builder, fs);
+    let builder = stat::register(builder, fs);
+    let builder = paths::register(builder, fs);
+    let builder = fileops::register(builder, fs);
+    let builder = gzip::register(builder, fs);
+    let builder = tar::register(builder, fs);
+    textutils::register(builder, fs)
+}
