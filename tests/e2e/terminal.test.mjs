@@ -91,7 +91,7 @@ for (const name of browserNames) {
       });
       await typeLine(page, 'if then fi (');
       const rows = await waitForScreen(page, (r) => promptCount(r) === 6, 'the syntax error');
-      assert.ok(rows.some((row) => row.includes('sandtab: syntax error')), rows.join('\n'));
+      assert.ok(rows.some((row) => row.includes('bash: -c: line 1: syntax error near unexpected token')), rows.join('\n'));
       assert.deepEqual(await page.evaluate(() => window.commandEnds), [{ command: 'if then fi (', exitCode: 2, saveError: null }]);
     });
 

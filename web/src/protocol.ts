@@ -4,6 +4,14 @@
 
 import type { GuestLimits, ProgressEvent, WorkerOptions } from './types.js';
 
+/** What an exec request carries besides its script (the callbacks stay on the page). */
+export interface ExecRequestOptions {
+  guestLimits?: GuestLimits;
+  session?: string;
+  fresh?: boolean;
+  maxOutputBytes?: number;
+}
+
 /** Sandbox methods the page may call through a `call` request (all run in order). */
 export const CALLS = [
   'readFile',
@@ -16,6 +24,8 @@ export const CALLS = [
   'exportTar',
   'importTar',
   'fsck',
+  'closeSession',
+  'sessionNames',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 
@@ -27,7 +37,7 @@ export type Request =
   // `module`: the runtime already compiled by an earlier worker of this page.
   // `hostCall`: whether the page answers guests' host calls.
   | { type: 'init'; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
-  | { type: 'exec'; id: number; script: string; guestLimits?: GuestLimits }
+  | { type: 'exec'; id: number; script: string; options: ExecRequestOptions }
   // The page's answer to a guest's host call.
   | { type: 'hostCallResult'; callId: number; value?: string; error?: string }
   | { type: 'cancel' }

@@ -1,7 +1,7 @@
 // The page-side handle of a sandbox. The runtime itself lives in a dedicated Web Worker,
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
-import type { CallName, QueryName, Reply, Request } from './protocol.js';
+import type { CallName, ExecRequestOptions, QueryName, Reply, Request } from './protocol.js';
 import type {
   ProgressEvent,
   DirEntry,
@@ -45,6 +45,10 @@ interface RawResult {
   exitCode: number;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  stdoutTotal: number;
+  stderrTotal: number;
+  stdoutNote: string | null;
+  stderrNote: string | null;
   saveError: SaveError | null;
 }
 
@@ -112,8 +116,10 @@ export class Sandbox {
   }
 
   /** Runs a shell script. Output streams to the callbacks while it runs; the promise
-   * resolves when it ends. Commands in one sandbox run one after another, and state
-   * (`cd`, variables, functions) carries over from one to the next. */
+   * resolves when it ends. Commands in one sandbox run one after another; within a
+   * session (`options.session`, default `"main"`) state (`cd`, variables, functions,
+   * aliases, `set` options) carries over from one to the next. Rejects with a
+   * `SandboxError` for bad options. */
   async exec(script: string, options: ExecOptions = {}): Promise<ExecResult> {
     const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
     const onOutput = (stream: 'stdout' | 'stderr', data: Uint8Array) => {
@@ -121,17 +127,25 @@ export class Sandbox {
       const handler = stream === 'stdout' ? options.onStdout : options.onStderr;
       if (handler) handler(decoders[stream].decode(data, { stream: true }));
     };
-    const request: Request = { type: 'exec', id: 0, script, guestLimits: options.guestLimits };
+    const { guestLimits, session, fresh, maxOutputBytes } = options;
+    const forwarded: ExecRequestOptions = {};
+    if (guestLimits !== undefined) forwarded.guestLimits = guestLimits;
+    if (session !== undefined) forwarded.session = session;
+    if (fresh !== undefined) forwarded.fresh = fresh;
+    if (maxOutputBytes !== undefined) forwarded.maxOutputBytes = maxOutputBytes;
+    const request: Request = { type: 'exec', id: 0, script, options: forwarded };
     const raw = (await this.#request(request, onOutput)) as RawResult;
-    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    const text = (bytes: Uint8Array, note: string | null) => new TextDecoder().decode(bytes) + (note ?? '');
     return {
-      stdout: text(raw.stdout),
-      stderr: text(raw.stderr),
+      stdout: text(raw.stdout, raw.stdoutNote),
+      stderr: text(raw.stderr, raw.stderrNote),
       exitCode: raw.exitCode,
       stdoutBytes: raw.stdout,
       stderrBytes: raw.stderr,
       stdoutTruncated: raw.stdoutTruncated,
       stderrTruncated: raw.stderrTruncated,
+      stdoutTotal: raw.stdoutTotal,
+      stderrTotal: raw.stderrTotal,
       saveError: raw.saveError,
     };
   }
@@ -166,6 +180,18 @@ export class Sandbox {
   /** Bytes, files and directories in use, with the quota. */
   async usage(): Promise<Usage> {
     return (await this.#query('usage')) as Usage;
+  }
+
+  /** Ends the shell session `name` (its `cd`, variables, functions, aliases and
+   * options); the files stay. Resolves to whether there was one. Runs after the
+   * commands queued before it. */
+  async closeSession(name: string): Promise<boolean> {
+    return (await this.#call('closeSession', name)) as boolean;
+  }
+
+  /** The names of the shell sessions that exist, sorted (after the queued commands). */
+  async sessionNames(): Promise<string[]> {
+    return (await this.#call('sessionNames')) as string[];
   }
 
   /** Saves every change not yet saved (commands and `writeFile` save on their own). */

@@ -12,8 +12,13 @@ export interface Limits {
   maxFunctionDepth?: number;
   /** Wall-clock time of one exec in milliseconds (default 120,000). */
   timeoutMs?: number;
-  /** Bytes of stdout, and separately of stderr, one exec may produce (default 1 MiB). */
+  /** Bytes of stdout, and separately of stderr, kept in an exec's result (default
+   * 1 MiB); past it the result is cut and says so (`stdoutNote`), while output still
+   * streams to the callbacks. */
   maxOutputBytes?: number;
+  /** Bytes of stdout, and separately of stderr, one exec may write in all, streamed and
+   * counted (default 256 MiB); past it further output is dropped. */
+  maxWrittenBytes?: number;
 }
 
 /** Limits of each guest program (WebAssembly) a command runs. Running into one ends the
@@ -169,25 +174,40 @@ export interface ExecOptions {
   onOutput?: (stream: 'stdout' | 'stderr', bytes: Uint8Array) => void;
   /** Guest program limits for this command only (`callDepth` cannot change). */
   guestLimits?: GuestLimits;
+  /** The shell session to run in (default `"main"`; 1 to 64 letters, digits, `-`, `_`,
+   * `.`). Each session keeps its `cd`, variables, functions, aliases and `set` options
+   * from one exec to the next; all share the files. Made on first use. */
+  session?: string;
+  /** Run in a new session of its own, dropped afterwards (not with `session`). */
+  fresh?: boolean;
+  /** Bytes of stdout, and separately of stderr, to keep in this result (default: the
+   * sandbox's `limits.maxOutputBytes`, 1 MiB). */
+  maxOutputBytes?: number;
 }
 
 export interface ExecResult {
-  /** stdout decoded as UTF-8 (invalid sequences replaced). */
+  /** stdout decoded as UTF-8 (invalid sequences replaced); when it was cut at
+   * `maxOutputBytes`, it ends with a note saying how much is shown
+   * (`[sandtab: stdout truncated: the first 1048576 of 5242880 bytes are shown]`). */
   stdout: string;
-  /** stderr decoded as UTF-8; carries sandtab's own message when a limit, a syntax error
-   * or a cancel ended the command. */
+  /** stderr decoded as UTF-8, with the same note when cut; carries sandtab's own message
+   * when a limit, a syntax error or a cancel ended the command. */
   stderr: string;
   /** The exit status: 2 for a syntax error, 126 for a shell limit, 137 for a guest
    * program's limit, 130 after `cancel()`. */
   exitCode: number;
-  /** stdout exactly as written. */
+  /** stdout exactly as written (up to `maxOutputBytes`, without the note). */
   stdoutBytes: Uint8Array;
-  /** stderr exactly as written. */
+  /** stderr exactly as written (up to `maxOutputBytes`, without the note). */
   stderrBytes: Uint8Array;
   /** Whether stdout passed `maxOutputBytes` and was cut. */
   stdoutTruncated: boolean;
   /** Whether stderr passed `maxOutputBytes` and was cut. */
   stderrTruncated: boolean;
+  /** Bytes the command wrote to stdout in all, kept or not. */
+  stdoutTotal: number;
+  /** Bytes the command wrote to stderr in all, kept or not. */
+  stderrTotal: number;
   /** Set when the command's file changes could not be saved to storage. */
   saveError: SaveError | null;
 }

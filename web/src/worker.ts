@@ -180,7 +180,7 @@ async function handle(request: Request): Promise<void> {
           (stream: 'stdout' | 'stderr', data: Uint8Array) => {
             post({ type: 'output', id, stream, data }, [data.buffer]);
           },
-          request.guestLimits ? { guestLimits: request.guestLimits } : undefined,
+          request.options,
         );
         post({ type: 'result', id, value });
       };

@@ -92,6 +92,24 @@ fn to_metadata(meta: sandtab_vfs::Metadata) -> Metadata {
 
 type FsResult<T> = bashkit::Result<T>;
 
+/// The one device the sandbox has: reads are empty, writes vanish. bashkit handles it
+/// in redirections; this makes it a file operand too (`awk '...' /dev/null`).
+pub(crate) const DEV_NULL: &str = "/dev/null";
+
+fn is_dev_null(path: &Path) -> bool {
+    path == Path::new(DEV_NULL)
+}
+
+fn dev_null_metadata() -> Metadata {
+    Metadata {
+        file_type: FileType::File,
+        size: 0,
+        mode: 0o666,
+        modified: UNIX_EPOCH,
+        created: UNIX_EPOCH,
+    }
+}
+
 fn run<T>(op: impl FnOnce() -> Result<T, VfsError>) -> FsResult<T> {
     op().map_err(|err| io_error(err).into())
 }
@@ -99,17 +117,26 @@ fn run<T>(op: impl FnOnce() -> Result<T, VfsError>) -> FsResult<T> {
 #[bashkit::async_trait]
 impl FsBackend for VfsBackend {
     async fn read(&self, path: &Path) -> FsResult<Vec<u8>> {
+        if is_dev_null(path) {
+            return Ok(Vec::new());
+        }
         let path = vfs_path(path)?;
         self.sandbox.load_for_read(&path).await.map_err(io_error)?;
         run(|| self.fs.read(&path))
     }
 
     async fn write(&self, path: &Path, content: &[u8]) -> FsResult<()> {
+        if is_dev_null(path) {
+            return Ok(());
+        }
         let path = vfs_path(path)?;
         run(|| self.fs.write(&path, content))
     }
 
     async fn append(&self, path: &Path, content: &[u8]) -> FsResult<()> {
+        if is_dev_null(path) {
+            return Ok(());
+        }
         let path = vfs_path(path)?;
         self.sandbox.load_for_write(&path).await.map_err(io_error)?;
         run(|| self.fs.append(&path, content))
@@ -142,6 +169,9 @@ impl FsBackend for VfsBackend {
     async fn stat(&self, path: &Path) -> FsResult<Metadata> {
         // Like bashkit's own backends, report the entry itself: bashkit's symlink layer
         // decides when to follow.
+        if is_dev_null(path) {
+            return Ok(dev_null_metadata());
+        }
         let path = vfs_path(path)?;
         run(|| self.fs.lstat(&path).map(to_metadata))
     }
@@ -162,6 +192,9 @@ impl FsBackend for VfsBackend {
     }
 
     async fn exists(&self, path: &Path) -> FsResult<bool> {
+        if is_dev_null(path) {
+            return Ok(true);
+        }
         let path = vfs_path(path)?;
         Ok(self.fs.exists(&path))
     }

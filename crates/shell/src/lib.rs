@@ -330,6 +330,7 @@ impl Shell {
         if let Some(stdin) = stdin {
             options = options.stdin(stdin);
         }
+        let original = script;
         // On the script's first line, so that line numbers in messages stay the script's.
         let script = if self.set_options.is_empty() {
             std::borrow::Cow::Borrowed(script)
@@ -354,7 +355,7 @@ impl Shell {
             match result {
                 Ok(result) => result.exit_code,
                 Err(err) => {
-                    let (code, message) = describe_failure(&err);
+                    let (code, message) = describe_failure(&err, original);
                     collected.push(Stream::Stderr, message.as_bytes());
                     code
                 }
@@ -429,10 +430,15 @@ fn set_options_command(variables: &std::collections::HashMap<String, String>) ->
     }
 }
 
-/// The exit status and the message for an exec that bashkit ended with an error.
-fn describe_failure(err: &bashkit::Error) -> (i32, String) {
+/// The exit status and the message for an exec of `script` that bashkit ended with an
+/// error. A syntax error reads as bash's (`bash -c` names itself `bash: -c`).
+fn describe_failure(err: &bashkit::Error, script: &str) -> (i32, String) {
     match err {
-        bashkit::Error::Parse { .. } => (EXIT_SYNTAX, format!("sandtab: syntax error: {err}\n")),
+        bashkit::Error::Parse { .. } => (
+            EXIT_SYNTAX,
+            err.syntax_report("bash: -c", script)
+                .unwrap_or_else(|| format!("bash: -c: {err}\n")),
+        ),
         bashkit::Error::ResourceLimit(limit) => (
             EXIT_LIMIT,
             format!(

@@ -125,10 +125,10 @@ async fn a_syntax_error_is_exit_2_with_a_message() {
     let mut shell = new_shell(ShellLimits::default());
     let out = run(&mut shell, "if then fi (").await;
     assert_eq!(out.exit_code, EXIT_SYNTAX);
-    assert!(
-        out.stderr_text().contains("syntax error"),
-        "{}",
-        out.stderr_text()
+    // As bash -c says it: the line, the token, then the offending line.
+    assert_eq!(
+        out.stderr_text(),
+        "bash: -c: line 1: syntax error near unexpected token `then'\nbash: -c: line 1: `if then fi ('\n"
     );
     // The session is still usable.
     assert_eq!(run(&mut shell, "echo ok").await.stdout_text(), "ok\n");

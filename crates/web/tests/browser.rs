@@ -138,3 +138,95 @@ async fn files_are_listed_for_the_files_panel() {
     assert_eq!(described, ["f.txt file 4", "sub dir 0"]);
     assert!(sandbox.list_dir("/nope").is_err());
 }
+
+/// Runs `script` with exec `options` (JSON); the whole result object.
+async fn exec_with(sandbox: &Sandbox, script: &str, options: &str) -> Result<JsValue, JsValue> {
+    wasm_bindgen_futures::JsFuture::from(sandbox.exec(
+        script.to_owned(),
+        None,
+        Some(limits(options).unchecked_into()),
+    ))
+    .await
+}
+
+fn stdout_of(result: &JsValue) -> String {
+    let bytes = Reflect::get(result, &"stdout".into()).unwrap();
+    String::from_utf8(js_sys::Uint8Array::new(&bytes).to_vec()).unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn sessions_keep_their_own_state_and_share_the_files() {
+    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    exec_with(
+        &sandbox,
+        "cd /tmp; X=a; set -o pipefail; echo f > /tmp/f",
+        r#"{"session":"one"}"#,
+    )
+    .await
+    .unwrap();
+    exec_with(&sandbox, "X=b", r#"{"session":"two"}"#)
+        .await
+        .unwrap();
+    let one = exec_with(
+        &sandbox,
+        "pwd; echo $X; false | true; echo $?",
+        r#"{"session":"one"}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(stdout_of(&one), "/tmp\na\n1\n");
+    let two = exec_with(&sandbox, "pwd; echo $X; cat /tmp/f", r#"{"session":"two"}"#)
+        .await
+        .unwrap();
+    assert_eq!(stdout_of(&two), "/home/agent\nb\nf\n");
+    // The default session is "main"; a fresh one sees nothing of the others.
+    let fresh = exec_with(&sandbox, "echo \"[$X]\"; pwd", r#"{"fresh":true}"#)
+        .await
+        .unwrap();
+    assert_eq!(stdout_of(&fresh), "[]\n/home/agent\n");
+    let names: Vec<String> = sandbox.session_names().unwrap();
+    assert_eq!(names, ["main", "one", "two"]);
+    assert!(sandbox.close_session("one").unwrap());
+    let again = exec_with(&sandbox, "pwd", r#"{"session":"one"}"#)
+        .await
+        .unwrap();
+    assert_eq!(stdout_of(&again), "/home/agent\n");
+}
+
+#[wasm_bindgen_test]
+async fn bad_exec_options_are_clear_errors() {
+    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    for (options, wanted) in [
+        (r#"{"session":"a b"}"#, "invalid session name"),
+        (r#"{"session":"x","fresh":true}"#, "either session or fresh"),
+        (
+            r#"{"maxOutputBytes":0}"#,
+            "maxOutputBytes must be a positive whole number",
+        ),
+        (r#"{"sesion":"x"}"#, "sesion"),
+    ] {
+        let err = exec_with(&sandbox, "echo hi", options).await.unwrap_err();
+        let message = js_sys::Error::from(err).message().as_string().unwrap();
+        assert!(message.contains(wanted), "{options}: {message}");
+    }
+    // The sandbox is still usable.
+    let out = exec(&sandbox, "echo ok", None).await;
+    assert_eq!(out.stdout, "ok\n");
+}
+
+#[wasm_bindgen_test]
+async fn a_cut_result_says_how_much_was_written() {
+    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let result = exec_with(&sandbox, "seq 1 100000", r#"{"maxOutputBytes":1000}"#)
+        .await
+        .unwrap();
+    assert_eq!(stdout_of(&result).len(), 1000);
+    let field = |name: &str| Reflect::get(&result, &name.into()).unwrap();
+    assert_eq!(field("stdoutTruncated").as_bool(), Some(true));
+    assert_eq!(field("stdoutTotal").as_f64(), Some(588_895.0));
+    assert_eq!(
+        field("stdoutNote").as_string().unwrap(),
+        "\n[sandtab: stdout truncated: the first 1000 of 588895 bytes are shown]\n"
+    );
+    assert!(field("stderrNote").is_null());
+}
