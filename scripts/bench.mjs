@@ -1,7 +1,9 @@
-// `./dev bench [guests|storage]`: benchmarks in headless Chromium, each against a
-// baseline measured in the same run, printed as ratios (lower is better). Never a timed
-// assertion: it prints, it does not fail on a slow machine. With no part named, both run
-// (storage first). BENCH_ROUNDS (default 5) sets the rounds; medians are printed.
+// `./dev bench [guests|storage|shell]`: benchmarks in headless Chromium, each against a
+// baseline measured in the same run, printed as ratios. Never a timed assertion: it
+// prints, it does not fail on a slow machine. With no part named, all run (storage,
+// guests, shell). BENCH_ROUNDS (default 5) sets the rounds; medians are printed.
+//
+// Shell (`shell`): sandtab's shell vs just-bash in the same page (scripts/bench-shell.mjs).
 //
 // Guests (`guests`): the same WASI programs run three ways (see the guest part below):
 //   sha256   SHA-256 over 16 MiB of generated data (target/guests/c/sha256.wasm)
@@ -28,10 +30,11 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { serve } from './serve.mjs';
 import { launch } from '../tests/e2e/browsers.mjs';
+import { shellBench } from './bench-shell.mjs';
 
 const ROOT = new URL('../www/dist/', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-// `node scripts/bench.mjs [guests|storage]`: one part, or both.
+// `node scripts/bench.mjs [guests|storage|shell]`: one part, or all.
 const PART = process.argv[2] ?? 'all';
 
 const pageTools = () => {
@@ -471,16 +474,17 @@ async function guestBench(browser, server) {
 }
 
 async function main() {
-  if (!['all', 'guests', 'storage'].includes(PART)) {
-    throw new Error(`unknown part '${PART}' (guests, storage, or nothing for both)`);
+  if (!['all', 'guests', 'storage', 'shell'].includes(PART)) {
+    throw new Error(`unknown part '${PART}' (guests, storage, shell, or nothing for all)`);
   }
   // Before the browser starts: cargo should have the machine to itself.
-  if (PART !== 'storage') buildNative();
+  if (PART === 'all' || PART === 'guests') buildNative();
   const server = await serve(ROOT);
   const browser = await launch('chromium');
   try {
-    if (PART !== 'guests') await storageBench(browser, server);
-    if (PART !== 'storage') await guestBench(browser, server);
+    if (PART === 'all' || PART === 'storage') await storageBench(browser, server);
+    if (PART === 'all' || PART === 'guests') await guestBench(browser, server);
+    if (PART === 'all' || PART === 'shell') await shellBench(browser, server, ROOT, ROUNDS);
   } finally {
     await browser.close();
     await server.close();

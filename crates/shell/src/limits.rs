@@ -6,6 +6,9 @@
 use crate::error::ShellError;
 use std::time::Duration;
 
+/// Bytes bashkit may hold in command buffers at once.
+const LIVE_BUFFER_BYTES: u64 = 512 << 20;
+
 /// Limits for one `exec` of a shell session. Hitting one ends the exec with exit status
 /// 126 and a message naming the limit; the session stays usable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +106,11 @@ impl ShellLimits {
             // Work units are bashkit's aggregate fuel; the limits above are the ones we
             // document, so keep this one out of their way.
             .max_work_units(u64::MAX / 2)
+            // bashkit's own guards against huge buffers (32 MB at once, 100 MB per exec by
+            // default) refuse `wc -c < file` on a 16 MiB file; files are bounded by the
+            // sandbox's quota (128 MiB each by default), so allow a few of them at once.
+            .max_live_intermediate_bytes(LIVE_BUFFER_BYTES)
+            .max_aggregate_input_bytes(u64::MAX / 2)
     }
 }
 

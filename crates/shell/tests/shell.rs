@@ -364,3 +364,16 @@ async fn read_only_mounts_give_erofs_in_the_shell() {
         out.stderr_text()
     );
 }
+
+#[tokio::test]
+async fn commands_read_files_of_tens_of_megabytes() {
+    let mut shell = new_shell(ShellLimits::default());
+    let big = vec![b'x'; 20 << 20];
+    shell
+        .fs()
+        .mem()
+        .write(&VfsPath::parse("/home/agent/big").unwrap(), &big)
+        .unwrap();
+    let out = run(&mut shell, "wc -c < big; cat big | wc -c; cat big big | wc -c").await;
+    assert_eq!(out.stdout_text(), "20971520\n20971520\n41943040\n", "{}", out.stderr_text());
+}
