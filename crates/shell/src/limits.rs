@@ -30,6 +30,10 @@ pub struct ShellLimits {
     /// Bytes of stdout, and separately of stderr, one exec may write in all (streamed
     /// and counted); past it, further output is dropped. Default 256 MiB.
     pub max_written_bytes: usize,
+    /// Bytes the shell's commands and redirections may write to files in one exec (a
+    /// runaway `>>` loop); past it the write fails and the exec ends with 126. Guest
+    /// programs' writes are bounded by the sandbox's quota. Default 1 GiB.
+    pub max_file_write_bytes: u64,
     /// Limits of each guest program (WebAssembly) a command runs.
     pub guest: sandtab_wasi::GuestLimits,
 }
@@ -44,6 +48,7 @@ impl Default for ShellLimits {
             timeout: Duration::from_secs(120),
             max_output_bytes: 1 << 20,
             max_written_bytes: 256 << 20,
+            max_file_write_bytes: 1 << 30,
             guest: sandtab_wasi::GuestLimits::default(),
         }
     }
@@ -62,6 +67,10 @@ impl ShellLimits {
             ("max_function_depth", self.max_function_depth),
             ("max_output_bytes", self.max_output_bytes),
             ("max_written_bytes", self.max_written_bytes),
+            (
+                "max_file_write_bytes",
+                usize::try_from(self.max_file_write_bytes).unwrap_or(usize::MAX),
+            ),
         ];
         for (name, value) in positive {
             if value == 0 {

@@ -374,6 +374,46 @@ async fn commands_read_files_of_tens_of_megabytes() {
         .mem()
         .write(&VfsPath::parse("/home/agent/big").unwrap(), &big)
         .unwrap();
-    let out = run(&mut shell, "wc -c < big; cat big | wc -c; cat big big | wc -c").await;
-    assert_eq!(out.stdout_text(), "20971520\n20971520\n41943040\n", "{}", out.stderr_text());
+    let out = run(
+        &mut shell,
+        "wc -c < big; cat big | wc -c; cat big big | wc -c",
+    )
+    .await;
+    assert_eq!(
+        out.stdout_text(),
+        "20971520\n20971520\n41943040\n",
+        "{}",
+        out.stderr_text()
+    );
+}
+
+#[tokio::test]
+async fn a_runaway_write_loop_stops_at_the_file_write_limit() {
+    let limits = ShellLimits {
+        max_file_write_bytes: 10_000,
+        ..ShellLimits::default()
+    };
+    let mut shell = new_shell(limits);
+    let out = run(
+        &mut shell,
+        "while true; do echo 0123456789 >> log; done; echo never",
+    )
+    .await;
+    assert_eq!(out.exit_code, EXIT_LIMIT, "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("[max_file_write_bytes]"),
+        "{}",
+        out.stderr_text()
+    );
+    assert!(!out.stdout_text().contains("never"));
+    let size = shell
+        .fs()
+        .mem()
+        .stat(&VfsPath::parse("/home/agent/log").unwrap())
+        .unwrap()
+        .size;
+    assert!(size <= 10_000, "{size}");
+    // The next exec has a budget of its own.
+    let out = run(&mut shell, "echo fine > other; cat other").await;
+    assert_eq!(out.stdout_text(), "fine\n", "{}", out.stderr_text());
 }

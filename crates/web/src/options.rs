@@ -21,6 +21,7 @@ const LIMIT_FIELDS: &[&str] = &[
     "timeoutMs",
     "maxOutputBytes",
     "maxWrittenBytes",
+    "maxFileWriteBytes",
 ];
 
 /// The JS names of the guest program limits.
@@ -148,7 +149,8 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             "maxFunctionDepth" => target.max_function_depth = as_usize(value),
             "timeoutMs" => target.timeout = Duration::from_millis(value),
             "maxOutputBytes" => target.max_output_bytes = as_usize(value),
-            _ => target.max_written_bytes = as_usize(value),
+            "maxWrittenBytes" => target.max_written_bytes = as_usize(value),
+            _ => target.max_file_write_bytes = value,
         }
     }
     config.limits.guest = guest_limits_in(options, "guestLimits", config.limits.guest)?;
