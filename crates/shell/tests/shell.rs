@@ -417,3 +417,19 @@ async fn a_runaway_write_loop_stops_at_the_file_write_limit() {
     let out = run(&mut shell, "echo fine > other; cat other").await;
     assert_eq!(out.stdout_text(), "fine\n", "{}", out.stderr_text());
 }
+
+/// The commands agents reach for, every one of which must exist.
+const AGENT_COMMANDS: &str = "cat echo printf ls cd pwd mkdir rmdir rm cp mv ln touch chmod stat \
+    file find xargs grep egrep fgrep sed awk head tail wc sort uniq cut tr tee diff patch comm \
+    paste join nl od basename dirname realpath readlink du df date sleep timeout env printenv \
+    which true false test seq yes base64 sha256sum md5sum tar gzip gunzip zcat jq sh bash";
+
+#[tokio::test]
+async fn every_command_agents_use_exists() {
+    let mut shell = new_shell(ShellLimits::default());
+    let script = format!(
+        "for c in {AGENT_COMMANDS}; do type \"$c\" >/dev/null 2>&1 || echo \"missing: $c\"; done"
+    );
+    let out = run(&mut shell, &script).await;
+    assert_eq!(out.stdout_text(), "", "{}", out.stderr_text());
+}
