@@ -1,9 +1,970 @@
-//! (being written)
+//! `stat`: GNU coreutils' file status, with `-c`/`--format`, `--printf` (backslash
+//! escapes, no newline added), `-L`, `-t` and `-f`, and its default multi-line report.
+//!
+//! Also what `ls` shares with it: how the sandbox's files look to GNU tools on ext4
+//! (owner `agent`, 4096-byte directories, 4 KiB blocks, a directory's link count) and
+//! GNU's time formats.
 
-use bashkit::BashBuilder;
-use sandtab_vfs::SandboxFs;
+use super::util::{ArgItem, Files, GnuArgs, Output, resolve_long, strerror, usage_error};
+use bashkit::{BashBuilder, CommandContext, CommandStatus};
+use sandtab_vfs::{FileKind, MemFs, Metadata, SandboxFs, Timestamp, VfsPath};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
-pub(crate) fn register(builder: BashBuilder, _fs: &Arc<SandboxFs>) -> BashBuilder {
-    builder
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+    builder.command("stat", Stat { fs: fs.clone() })
+}
+
+// ---------------------------------------------------------------------------------
+// How files look to GNU tools.
+
+/// The user and group every file belongs to.
+pub(super) const OWNER: &str = "agent";
+/// Their numeric ids.
+pub(super) const OWNER_ID: u32 = 1000;
+/// The block size of ext4, which sizes files on disk.
+const FS_BLOCK: u64 = 4096;
+/// The device every file is on (major, minor).
+const DEVICE: (u64, u64) = (0, 42);
+/// What a symlink this long or longer takes a block for (ext4 keeps shorter ones in
+/// the inode).
+const FAST_SYMLINK_MAX: u64 = 60;
+
+/// The size GNU tools report: ext4 directories take one block.
+pub(super) fn apparent_size(meta: &Metadata) -> u64 {
+    match meta.kind {
+        FileKind::Directory => FS_BLOCK,
+        _ => meta.size,
+    }
+}
+
+/// Space used on disk, in 512-byte units (`st_blocks`).
+pub(super) fn blocks_512(meta: &Metadata) -> u64 {
+    let bytes = match meta.kind {
+        FileKind::Symlink if meta.size < FAST_SYMLINK_MAX => 0,
+        _ => apparent_size(meta),
+    };
+    bytes.div_ceil(FS_BLOCK) * (FS_BLOCK / 512)
+}
+
+/// The link count GNU tools report: a directory has one for itself, one for its
+/// name, and one for each subdirectory's `..`.
+pub(super) fn link_count(fs: &MemFs, path: &VfsPath, meta: &Metadata) -> u64 {
+    if meta.kind != FileKind::Directory {
+        return u64::from(meta.links);
+    }
+    let subdirs = fs.read_dir(path).map_or(0, |entries| {
+        entries
+            .iter()
+            .filter(|entry| entry.metadata.kind == FileKind::Directory)
+            .count()
+    });
+    2 + subdirs as u64
+}
+
+/// The file type bits of `st_mode`.
+fn type_bits(meta: &Metadata) -> u32 {
+    match meta.kind {
+        FileKind::File => 0o100_000,
+        FileKind::Directory => 0o040_000,
+        FileKind::Symlink => 0o120_000,
+    }
+}
+
+/// `-rwxr-xr-x`, as `ls -l` and `stat %A` print the mode.
+pub(super) fn mode_string(meta: &Metadata) -> String {
+    let mode = meta.mode;
+    let mut text = String::with_capacity(10);
+    text.push(match meta.kind {
+        FileKind::File => '-',
+        FileKind::Directory => 'd',
+        FileKind::Symlink => 'l',
+    });
+    // (read bit, write bit, execute bit, special bit, letter when special)
+    let triads = [
+        (0o400, 0o200, 0o100, 0o4000, 's'),
+        (0o040, 0o020, 0o010, 0o2000, 's'),
+        (0o004, 0o002, 0o001, 0o1000, 't'),
+    ];
+    for (read, write, exec, special, letter) in triads {
+        text.push(if mode & read != 0 { 'r' } else { '-' });
+        text.push(if mode & write != 0 { 'w' } else { '-' });
+        text.push(match (mode & exec != 0, mode & special != 0) {
+            (true, true) => letter,
+            (false, true) => letter.to_ascii_uppercase(),
+            (true, false) => 'x',
+            (false, false) => '-',
+        });
+    }
+    text
+}
+
+/// What `stat %F` calls the file.
+pub(super) fn type_name(meta: &Metadata) -> &'static str {
+    match meta.kind {
+        FileKind::File if meta.size == 0 => "regular empty file",
+        FileKind::File => "regular file",
+        FileKind::Directory => "directory",
+        FileKind::Symlink => "symbolic link",
+    }
+}
+
+/// A moment as calendar fields, in UTC (the sandbox's time zone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Civil {
+    pub year: i64,
+    /// 1 to 12.
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    /// 0 for Sunday.
+    pub weekday: u32,
+    /// 0 for 1 January.
+    pub year_day: u32,
+}
+
+pub(super) const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+pub(super) const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+
+impl Civil {
+    /// The calendar fields of `secs` seconds after the epoch (proleptic Gregorian).
+    pub fn from_secs(secs: i64) -> Self {
+        let days = secs.div_euclid(86_400);
+        let of_day = secs.rem_euclid(86_400);
+        // Howard Hinnant's days-to-civil algorithm.
+        let shifted = days + 719_468;
+        let era = shifted.div_euclid(146_097);
+        let day_of_era = shifted.rem_euclid(146_097);
+        let year_of_era =
+            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+        let month_index = (5 * day_of_year + 2) / 153;
+        let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+        let month = if month_index < 10 {
+            month_index + 3
+        } else {
+            month_index - 9
+        };
+        let year = year_of_era + era * 400 + i64::from(month <= 2);
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let before_month = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
+        let month_u = u32::try_from(month).unwrap_or(1);
+        let day_u = u32::try_from(day).unwrap_or(1);
+        let year_day =
+            before_month[(month_u as usize - 1) % 12] + day_u - 1 + u32::from(leap && month_u > 2);
+        Self {
+            year,
+            month: month_u,
+            day: day_u,
+            hour: u32::try_from(of_day / 3600).unwrap_or(0),
+            minute: u32::try_from(of_day % 3600 / 60).unwrap_or(0),
+            second: u32::try_from(of_day % 60).unwrap_or(0),
+            weekday: u32::try_from((days + 4).rem_euclid(7)).unwrap_or(0),
+            year_day,
+        }
+    }
+
+    pub fn month_name(&self) -> &'static str {
+        MONTHS[(self.month as usize + 11) % 12]
+    }
+
+    pub fn weekday_name(&self) -> &'static str {
+        WEEKDAYS[self.weekday as usize % 7]
+    }
+}
+
+/// Seconds since the epoch, as a signed count.
+pub(super) fn epoch_secs(time: Timestamp) -> i64 {
+    i64::try_from(time.as_secs()).unwrap_or(i64::MAX)
+}
+
+/// `2026-12-01 18:39:42.784255240 +0000`: stat's `%y` and ls's `--full-time`.
+pub(super) fn full_time(time: Timestamp) -> String {
+    let c = Civil::from_secs(epoch_secs(time));
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:09} +0000",
+        c.year,
+        c.month,
+        c.day,
+        c.hour,
+        c.minute,
+        c.second,
+        time.0 % 1_000_000_000
+    )
+}
+
+// ---------------------------------------------------------------------------------
+// The command.
+
+#[derive(Debug)]
+struct Stat {
+    fs: Arc<SandboxFs>,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Default)]
+struct Options {
+    dereference: bool,
+    file_system: bool,
+    terse: bool,
+    /// The format, and whether it is `--printf`'s (escapes, no newline added).
+    format: Option<(String, bool)>,
+    operands: Vec<String>,
+}
+
+const LONG_OPTIONS: &[&str] = &[
+    "dereference",
+    "file-system",
+    "format",
+    "printf",
+    "terse",
+    "cached",
+    "help",
+    "version",
+];
+
+enum Parsed {
+    Run(Options),
+    Usage(String),
+    Help,
+    Version,
+}
+
+fn parse_args(args: &[String]) -> Parsed {
+    let mut options = Options::default();
+    let mut parser = GnuArgs::new(args);
+    while let Some(item) = parser.next_item() {
+        match item {
+            ArgItem::Operand(operand) => options.operands.push(operand.to_owned()),
+            ArgItem::Short('L') => options.dereference = true,
+            ArgItem::Short('f') => options.file_system = true,
+            ArgItem::Short('t') => options.terse = true,
+            ArgItem::Short('c') => match parser.short_value() {
+                Some(format) => options.format = Some((format.to_owned(), false)),
+                None => return Parsed::Usage("option requires an argument -- 'c'".into()),
+            },
+            ArgItem::Short(other) => return Parsed::Usage(format!("invalid option -- '{other}'")),
+            ArgItem::Long(name, inline) => {
+                let name = match resolve_long(name, LONG_OPTIONS) {
+                    Ok(name) => name,
+                    Err(message) => return Parsed::Usage(message),
+                };
+                let takes_value = matches!(name, "format" | "printf" | "cached");
+                if !takes_value && inline.is_some() {
+                    return Parsed::Usage(format!("option '--{name}' doesn't allow an argument"));
+                }
+                let value = if takes_value {
+                    match parser.long_value(inline) {
+                        Some(value) => value,
+                        None => {
+                            return Parsed::Usage(format!(
+                                "option '--{name}' requires an argument"
+                            ));
+                        }
+                    }
+                } else {
+                    ""
+                };
+                match name {
+                    "dereference" => options.dereference = true,
+                    "file-system" => options.file_system = true,
+                    "terse" => options.terse = true,
+                    "format" => options.format = Some((value.to_owned(), false)),
+                    "printf" => options.format = Some((value.to_owned(), true)),
+                    "help" => return Parsed::Help,
+                    "version" => return Parsed::Version,
+                    _ => {} // --cached: there is no cache to bypass.
+                }
+            }
+        }
+    }
+    if options.operands.is_empty() {
+        return Parsed::Usage("missing operand".into());
+    }
+    Parsed::Run(options)
+}
+
+const HELP: &str = "Usage: stat [OPTION]... FILE...
+Display file or file system status.
+
+  -L, --dereference     follow links
+  -f, --file-system     display file system status instead of file status
+  -c  --format=FORMAT   use the specified FORMAT instead of the default;
+                          output a newline after each use of FORMAT
+      --printf=FORMAT   like --format, but interpret backslash escapes,
+                          and do not output a mandatory trailing newline
+  -t, --terse           print the information in terse form
+      --help        display this help and exit
+      --version     output version information and exit
+";
+
+/// GNU's formats when none is given.
+const DEFAULT_BODY: &str = "  Size: %-10s\tBlocks: %-10b IO Block: %-6o %F\n\
+Device: %Hd,%Ld\tInode: %-11i Links: %h\n\
+Access: (%04a/%10.10A)  Uid: (%5u/%8U)   Gid: (%5g/%8G)\n\
+Access: %x\nModify: %y\nChange: %z\n Birth: %w\n";
+const TERSE: &str = "%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %W %o\n";
+const FS_DEFAULT: &str = "  File: \"%n\"\n    ID: %-8i Namelen: %-7l Type: %T\n\
+Block size: %-10s Fundamental block size: %S\n\
+Blocks: Total: %-10b Free: %-10f Available: %a\n\
+Inodes: Total: %-10c Free: %d\n";
+const FS_TERSE: &str = "%n %i %l %t %s %S %b %f %a %c %d\n";
+
+#[bashkit::async_trait]
+impl bashkit::Command for Stat {
+    async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+        let options = match parse_args(ctx.args) {
+            Parsed::Run(options) => options,
+            Parsed::Usage(message) => return usage_error(&ctx, &message, 1).await,
+            Parsed::Help => {
+                ctx.stdout.write_all(HELP.as_bytes()).await?;
+                return Ok(CommandStatus::with_code(0));
+            }
+            Parsed::Version => {
+                ctx.stdout.write_all(b"stat (GNU coreutils) 9.1\n").await?;
+                return Ok(CommandStatus::with_code(0));
+            }
+        };
+        let files = Files::new(&self.fs, &ctx);
+        let mut out = Output::new(&ctx);
+        let mut code = 0;
+        for operand in &options.operands {
+            let report = if options.file_system {
+                file_system_report(&files, operand, &options)
+            } else {
+                file_report(&files, operand, &options)
+            };
+            match report {
+                Ok((text, warnings)) => {
+                    for warning in warnings {
+                        out.err(format!("stat: warning: {warning}\n")).await?;
+                    }
+                    out.out(text).await?;
+                }
+                Err(message) => {
+                    out.err(format!("stat: {message}\n")).await?;
+                    code = 1;
+                }
+            }
+        }
+        out.finish(code).await
+    }
+}
+
+/// The report on one file, with any warnings about the format; or the error message.
+fn file_report(
+    files: &Files<'_>,
+    operand: &str,
+    options: &Options,
+) -> Result<(Vec<u8>, Vec<String>), String> {
+    let cannot = |err: &sandtab_vfs::VfsError| {
+        format!("cannot statx {}: {}", quote_always(operand), strerror(err))
+    };
+    let path = files.path(operand).map_err(|err| cannot(&err))?;
+    let mem = files.fs.mem();
+    let meta = if options.dereference {
+        mem.stat(&path)
+    } else {
+        mem.lstat(&path)
+    }
+    .map_err(|err| cannot(&err))?;
+    let target = match meta.kind {
+        FileKind::Symlink => mem.read_link(&path).ok(),
+        _ => None,
+    };
+    let file = StatFile {
+        name: operand,
+        links: link_count(mem, &path, &meta),
+        meta,
+        target,
+    };
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    match &options.format {
+        Some((format, printf)) => {
+            expand(format, *printf, &mut out, &mut warnings, &|spec, out| {
+                file.directive(spec, out);
+            });
+            if !printf {
+                out.push(b'\n');
+            }
+        }
+        None if options.terse => {
+            expand(TERSE, false, &mut out, &mut warnings, &|spec, out| {
+                file.directive(spec, out);
+            });
+        }
+        None => {
+            out.extend_from_slice(b"  File: ");
+            out.extend_from_slice(file.name.as_bytes());
+            if let Some(target) = &file.target {
+                out.extend_from_slice(b" -> ");
+                out.extend_from_slice(target.as_bytes());
+            }
+            out.push(b'\n');
+            expand(
+                DEFAULT_BODY,
+                false,
+                &mut out,
+                &mut warnings,
+                &|spec, out| {
+                    file.directive(spec, out);
+                },
+            );
+        }
+    }
+    Ok((out, warnings))
+}
+
+/// `stat -f`: the file system the file is on.
+fn file_system_report(
+    files: &Files<'_>,
+    operand: &str,
+    options: &Options,
+) -> Result<(Vec<u8>, Vec<String>), String> {
+    let cannot = |err: &sandtab_vfs::VfsError| {
+        format!(
+            "cannot read file system information for {}: {}",
+            quote_always(operand),
+            strerror(err)
+        )
+    };
+    let path = files.path(operand).map_err(|err| cannot(&err))?;
+    let mem = files.fs.mem();
+    mem.stat(&path).map_err(|err| cannot(&err))?;
+    let system = FileSystem::of(mem, operand);
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    let (format, printf, newline) = match &options.format {
+        Some((format, printf)) => (format.as_str(), *printf, !printf),
+        None if options.terse => (FS_TERSE, false, false),
+        None => (FS_DEFAULT, false, false),
+    };
+    expand(format, printf, &mut out, &mut warnings, &|spec, out| {
+        system.directive(spec, out);
+    });
+    if newline {
+        out.push(b'\n');
+    }
+    Ok((out, warnings))
+}
+
+// ---------------------------------------------------------------------------------
+// Formats.
+
+/// One `%` directive: its printf-style flags, width and precision, and its letter (with
+/// the `H`/`L` prefix of `%Hd`, `%Lr`).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Spec {
+    left: bool,
+    zero: bool,
+    plus: bool,
+    space: bool,
+    alternate: bool,
+    width: usize,
+    precision: Option<usize>,
+    prefix: Option<char>,
+    letter: char,
+}
+
+impl Spec {
+    /// `text` padded to the width (a string directive: the precision cuts it).
+    fn string(&self, text: &str, out: &mut Vec<u8>) {
+        let text = match self.precision {
+            Some(precision) => text.chars().take(precision).collect::<String>(),
+            None => text.to_owned(),
+        };
+        self.pad(&text, out);
+    }
+
+    fn pad(&self, text: &str, out: &mut Vec<u8>) {
+        let fill = self.width.saturating_sub(text.chars().count());
+        if self.left {
+            out.extend_from_slice(text.as_bytes());
+            out.extend(std::iter::repeat_n(b' ', fill));
+        } else {
+            out.extend(std::iter::repeat_n(b' ', fill));
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+
+    /// An unsigned number in decimal.
+    fn unsigned(&self, value: u64, out: &mut Vec<u8>) {
+        self.number(&value.to_string(), "", "", out);
+    }
+
+    /// A signed number in decimal (`+` and space flags apply).
+    fn signed(&self, value: i64, out: &mut Vec<u8>) {
+        let sign = if value < 0 {
+            "-"
+        } else if self.plus {
+            "+"
+        } else if self.space {
+            " "
+        } else {
+            ""
+        };
+        self.number(&value.unsigned_abs().to_string(), sign, "", out);
+    }
+
+    fn octal(&self, value: u64, out: &mut Vec<u8>) {
+        let prefix = if self.alternate && value != 0 {
+            "0"
+        } else {
+            ""
+        };
+        self.number(&format!("{value:o}"), "", prefix, out);
+    }
+
+    fn hex(&self, value: u64, out: &mut Vec<u8>) {
+        let prefix = if self.alternate && value != 0 {
+            "0x"
+        } else {
+            ""
+        };
+        self.number(&format!("{value:x}"), "", prefix, out);
+    }
+
+    /// `digits` with printf's rules: the precision is a minimum of digits, and `0` pads
+    /// with zeros unless `-` or a precision is given.
+    fn number(&self, digits: &str, sign: &str, prefix: &str, out: &mut Vec<u8>) {
+        let mut body = String::new();
+        if let Some(precision) = self.precision {
+            body.extend(std::iter::repeat_n(
+                '0',
+                precision.saturating_sub(digits.len()),
+            ));
+        }
+        body.push_str(digits);
+        let lead = format!("{sign}{prefix}");
+        let length = lead.len() + body.len();
+        if self.zero && !self.left && self.precision.is_none() && self.width > length {
+            let zeros = "0".repeat(self.width - length);
+            self.pad(&format!("{lead}{zeros}{body}"), out);
+        } else {
+            self.pad(&format!("{lead}{body}"), out);
+        }
+    }
+
+    /// Seconds since the epoch; a precision adds that many digits of the fraction.
+    fn epoch(&self, time: Timestamp, out: &mut Vec<u8>) {
+        let secs = epoch_secs(time);
+        let Some(precision) = self.precision.filter(|p| *p > 0) else {
+            let plain = Spec {
+                precision: None,
+                ..self.clone()
+            };
+            plain.signed(secs, out);
+            return;
+        };
+        let mut fraction = format!("{:09}", time.0 % 1_000_000_000);
+        fraction.truncate(precision.min(9));
+        fraction.extend(std::iter::repeat_n('0', precision.saturating_sub(9)));
+        let whole = Spec {
+            precision: None,
+            width: 0,
+            ..self.clone()
+        };
+        let mut seconds = Vec::new();
+        whole.signed(secs, &mut seconds);
+        let text = format!("{}.{fraction}", String::from_utf8_lossy(&seconds));
+        let padded = Spec {
+            precision: None,
+            ..self.clone()
+        };
+        padded.pad(&text, out);
+    }
+}
+
+/// Expands `format`: `%` directives through `directive`, and with `escapes` (as
+/// `--printf` does) backslash escapes. Warnings about the format go to `warnings`.
+fn expand(
+    format: &str,
+    escapes: bool,
+    out: &mut Vec<u8>,
+    warnings: &mut Vec<String>,
+    directive: &dyn Fn(&Spec, &mut Vec<u8>),
+) {
+    let bytes = format.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => i = expand_directive(bytes, i + 1, out, directive),
+            b'\\' if escapes => i = expand_escape(bytes, i + 1, out, warnings),
+            byte => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Reads the directive after a `%` at `start`, writes it, and returns where the format
+/// goes on.
+fn expand_directive(
+    bytes: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+    directive: &dyn Fn(&Spec, &mut Vec<u8>),
+) -> usize {
+    let mut spec = Spec::default();
+    let mut i = start;
+    while let Some(&flag) = bytes.get(i) {
+        match flag {
+            b'-' => spec.left = true,
+            b'0' => spec.zero = true,
+            b'+' => spec.plus = true,
+            b' ' => spec.space = true,
+            b'#' => spec.alternate = true,
+            b'\'' => {}
+            _ => break,
+        }
+        i += 1;
+    }
+    let (width, after) = read_number(bytes, i);
+    spec.width = width.unwrap_or(0);
+    i = after;
+    if bytes.get(i) == Some(&b'.') {
+        let (precision, after) = read_number(bytes, i + 1);
+        spec.precision = Some(precision.unwrap_or(0));
+        i = after;
+    }
+    let Some(&letter) = bytes.get(i) else {
+        // A `%` ending the format stands for itself, with what followed it.
+        out.push(b'%');
+        out.extend_from_slice(&bytes[start..]);
+        return bytes.len();
+    };
+    if letter == b'%' {
+        out.push(b'%');
+        return i + 1;
+    }
+    if matches!(letter, b'H' | b'L') && matches!(bytes.get(i + 1), Some(b'd' | b'r')) {
+        spec.prefix = Some(char::from(letter));
+        i += 1;
+    }
+    // A multi-byte character is not a directive: stat prints `?` for it.
+    spec.letter = match bytes.get(i) {
+        Some(&byte) if byte.is_ascii() => char::from(byte),
+        _ => '?',
+    };
+    directive(&spec, out);
+    let mut next = i + 1;
+    while next < bytes.len() && (bytes[next] & 0xC0) == 0x80 {
+        next += 1;
+    }
+    next
+}
+
+/// Decimal digits at `start` (saturating), and the index after them.
+fn read_number(bytes: &[u8], start: usize) -> (Option<usize>, usize) {
+    let mut i = start;
+    let mut value: Option<usize> = None;
+    while let Some(digit) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
+        let digit = usize::from(digit - b'0');
+        value = Some(value.unwrap_or(0).saturating_mul(10).saturating_add(digit));
+        i += 1;
+    }
+    (value, i)
+}
+
+/// Writes the escape after a backslash at `start`; returns where the format goes on.
+fn expand_escape(
+    bytes: &[u8],
+    start: usize,
+    out: &mut Vec<u8>,
+    warnings: &mut Vec<String>,
+) -> usize {
+    let Some(&letter) = bytes.get(start) else {
+        warnings.push("backslash at end of format".into());
+        out.push(b'\\');
+        return start;
+    };
+    let simple = match letter {
+        b'a' => Some(0x07),
+        b'b' => Some(0x08),
+        b'e' => Some(0x1b),
+        b'f' => Some(0x0c),
+        b'n' => Some(b'\n'),
+        b'r' => Some(b'\r'),
+        b't' => Some(b'\t'),
+        b'v' => Some(0x0b),
+        b'\\' => Some(b'\\'),
+        b'"' => Some(b'"'),
+        _ => None,
+    };
+    if let Some(byte) = simple {
+        out.push(byte);
+        return start + 1;
+    }
+    if (b'0'..=b'7').contains(&letter) {
+        let mut value: u32 = 0;
+        let mut i = start;
+        while i < start + 3 && bytes.get(i).is_some_and(|b| (b'0'..=b'7').contains(b)) {
+            value = value * 8 + u32::from(bytes[i] - b'0');
+            i += 1;
+        }
+        out.push(u8::try_from(value & 0xff).unwrap_or(0));
+        return i;
+    }
+    if letter == b'x' && bytes.get(start + 1).is_some_and(u8::is_ascii_hexdigit) {
+        let mut value: u32 = 0;
+        let mut i = start + 1;
+        while i < start + 3 && bytes.get(i).is_some_and(u8::is_ascii_hexdigit) {
+            value = value * 16 + char::from(bytes[i]).to_digit(16).unwrap_or(0);
+            i += 1;
+        }
+        out.push(u8::try_from(value).unwrap_or(0));
+        return i;
+    }
+    let shown = String::from_utf8_lossy(&bytes[start..(start + 1).min(bytes.len())]).into_owned();
+    warnings.push(format!("unrecognized escape '\\{shown}'"));
+    out.push(letter);
+    start + 1
+}
+
+/// One file's status, as the directives see it.
+struct StatFile<'a> {
+    name: &'a str,
+    meta: Metadata,
+    links: u64,
+    target: Option<String>,
+}
+
+impl StatFile<'_> {
+    fn directive(&self, spec: &Spec, out: &mut Vec<u8>) {
+        match (spec.prefix, spec.letter) {
+            (Some('H'), 'd') => spec.unsigned(DEVICE.0, out),
+            (Some('L'), 'd') => spec.unsigned(DEVICE.1, out),
+            (Some(_), _) => spec.unsigned(0, out), // %Hr, %Lr: not a device file.
+            (None, letter) => self.plain_directive(letter, spec, out),
+        }
+    }
+
+    fn plain_directive(&self, letter: char, spec: &Spec, out: &mut Vec<u8>) {
+        let meta = &self.meta;
+        match letter {
+            'n' => spec.string(self.name, out),
+            'N' => spec.string(&self.quoted_name(), out),
+            's' => spec.unsigned(apparent_size(meta), out),
+            'a' => spec.octal(u64::from(meta.mode & 0o7777), out),
+            'A' => spec.string(&mode_string(meta), out),
+            'f' => spec.hex(u64::from(type_bits(meta) | (meta.mode & 0o7777)), out),
+            'F' => spec.string(type_name(meta), out),
+            'h' => spec.unsigned(self.links, out),
+            'i' => spec.unsigned(meta.ino, out),
+            'u' | 'g' => spec.unsigned(u64::from(OWNER_ID), out),
+            'U' | 'G' => spec.string(OWNER, out),
+            'b' => spec.unsigned(blocks_512(meta), out),
+            'B' => spec.unsigned(512, out),
+            'o' => spec.unsigned(FS_BLOCK, out),
+            'd' => spec.unsigned(DEVICE.0 << 8 | DEVICE.1, out),
+            'D' => spec.hex(DEVICE.0 << 8 | DEVICE.1, out),
+            't' | 'T' => spec.hex(0, out),
+            'm' => spec.string("/", out),
+            'x' => spec.string(&full_time(meta.accessed), out),
+            'y' => spec.string(&full_time(meta.modified), out),
+            'z' => spec.string(&full_time(meta.changed), out),
+            'w' => spec.string(&full_time(meta.created), out),
+            'X' => spec.epoch(meta.accessed, out),
+            'Y' => spec.epoch(meta.modified, out),
+            'Z' => spec.epoch(meta.changed, out),
+            'W' => spec.epoch(meta.created, out),
+            _ => spec.string("?", out),
+        }
+    }
+
+    /// `%N`: the name quoted, and a symlink's target.
+    fn quoted_name(&self) -> String {
+        let mut text = quote_always(self.name);
+        if let Some(target) = &self.target {
+            let _ = write!(text, " -> {}", quote_always(target));
+        }
+        text
+    }
+}
+
+/// A name quoted as GNU's `shell-escape-always` style writes it (in messages of `ls`
+/// and `stat`, and `stat %N`): in single quotes, or double quotes for a name that has
+/// a single quote and nothing a double-quoted string would expand.
+pub(super) fn quote_always(name: &str) -> String {
+    if !name.contains('\'') {
+        format!("'{name}'")
+    } else if !name.contains(['"', '$', '`', '\\', '!']) {
+        format!("\"{name}\"")
+    } else {
+        format!("'{}'", name.replace('\'', "'\\''"))
+    }
+}
+
+/// What `stat -f` reports about the sandbox's file system.
+struct FileSystem {
+    name: String,
+    total_blocks: u64,
+    free_blocks: u64,
+    total_inodes: u64,
+    free_inodes: u64,
+}
+
+impl FileSystem {
+    /// Blocks and inodes in a sandbox without a quota, as a 1 TiB disk would have.
+    const UNLIMITED_BLOCKS: u64 = 1 << 28;
+    const UNLIMITED_INODES: u64 = 1 << 26;
+
+    fn of(fs: &MemFs, name: &str) -> Self {
+        let quota = fs.quota();
+        let usage = fs.usage();
+        let total_blocks = (quota.max_bytes / FS_BLOCK).min(Self::UNLIMITED_BLOCKS);
+        let used_blocks = usage.bytes.div_ceil(FS_BLOCK);
+        let total_inodes = quota.max_entries.min(Self::UNLIMITED_INODES);
+        let used_inodes = usage.files + usage.dirs;
+        Self {
+            name: name.to_owned(),
+            total_blocks,
+            free_blocks: total_blocks.saturating_sub(used_blocks),
+            total_inodes,
+            free_inodes: total_inodes.saturating_sub(used_inodes),
+        }
+    }
+
+    fn directive(&self, spec: &Spec, out: &mut Vec<u8>) {
+        match spec.letter {
+            'n' => spec.string(&self.name, out),
+            'i' => spec.hex(0, out),
+            'l' => spec.unsigned(255, out),
+            't' => spec.hex(0x0102_1994, out),
+            'T' => spec.string("tmpfs", out),
+            's' | 'S' => spec.unsigned(FS_BLOCK, out),
+            'b' => spec.unsigned(self.total_blocks, out),
+            'f' | 'a' => spec.unsigned(self.free_blocks, out),
+            'c' => spec.unsigned(self.total_inodes, out),
+            'd' => spec.unsigned(self.free_inodes, out),
+            _ => spec.string("?", out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(kind: FileKind, mode: u32, size: u64) -> Metadata {
+        Metadata {
+            kind,
+            size,
+            mode,
+            ino: 7,
+            links: 1,
+            modified: Timestamp(0),
+            accessed: Timestamp(0),
+            changed: Timestamp(0),
+            created: Timestamp(0),
+        }
+    }
+
+    fn run(format: &str, printf: bool, file: &StatFile<'_>) -> (String, Vec<String>) {
+        let mut out = Vec::new();
+        let mut warnings = Vec::new();
+        expand(format, printf, &mut out, &mut warnings, &|spec, out| {
+            file.directive(spec, out);
+        });
+        (String::from_utf8_lossy(&out).into_owned(), warnings)
+    }
+
+    #[test]
+    fn mode_strings() {
+        assert_eq!(mode_string(&meta(FileKind::File, 0o644, 1)), "-rw-r--r--");
+        assert_eq!(
+            mode_string(&meta(FileKind::Directory, 0o1777, 0)),
+            "drwxrwxrwt"
+        );
+        assert_eq!(mode_string(&meta(FileKind::File, 0o4644, 0)), "-rwSr--r--");
+        assert_eq!(
+            mode_string(&meta(FileKind::Symlink, 0o777, 1)),
+            "lrwxrwxrwx"
+        );
+    }
+
+    #[test]
+    fn civil_dates() {
+        let c = Civil::from_secs(1_796_150_382);
+        assert_eq!((c.year, c.month, c.day), (2026, 12, 1));
+        assert_eq!((c.hour, c.minute, c.second), (18, 39, 42));
+        assert_eq!(c.weekday_name(), "Tue");
+        assert_eq!(c.year_day, 334);
+        let epoch = Civil::from_secs(0);
+        assert_eq!(
+            (epoch.year, epoch.month, epoch.day, epoch.weekday),
+            (1970, 1, 1, 4)
+        );
+        let before = Civil::from_secs(-1);
+        assert_eq!((before.year, before.hour, before.second), (1969, 23, 59));
+    }
+
+    #[test]
+    fn directives_with_widths() {
+        let file = StatFile {
+            name: "f",
+            meta: meta(FileKind::File, 0o644, 6),
+            links: 1,
+            target: None,
+        };
+        assert_eq!(run("%s %n %a %F", false, &file).0, "6 f 644 regular file");
+        assert_eq!(
+            run("[%-4s|%4s|%04s|%.3s]", false, &file).0,
+            "[6   |   6|0006|006]"
+        );
+        assert_eq!(
+            run("%04a/%10.10A %#a %f", false, &file).0,
+            "0644/-rw-r--r-- 0644 81a4"
+        );
+        assert_eq!(run("%q %% %", false, &file).0, "? % %");
+        assert_eq!(run("%.3Y", false, &file).0, "0.000");
+    }
+
+    #[test]
+    fn printf_escapes() {
+        let file = StatFile {
+            name: "a",
+            meta: meta(FileKind::File, 0o644, 0),
+            links: 1,
+            target: None,
+        };
+        let (text, warnings) = run("%n\\t\\x41\\101\\q\\n", true, &file);
+        assert_eq!(text, "a\tAAq\n");
+        assert_eq!(warnings, vec!["unrecognized escape '\\q'".to_owned()]);
+        assert_eq!(run("%n\\n", false, &file).0, "a\\n");
+    }
+
+    #[test]
+    fn quoted_names() {
+        let link = StatFile {
+            name: "l",
+            meta: meta(FileKind::Symlink, 0o777, 1),
+            links: 1,
+            target: Some("it's".into()),
+        };
+        assert_eq!(run("%N", false, &link).0, "'l' -> \"it's\"");
+        assert_eq!(quote_always("a'$b"), "'a'\\''$b'");
+    }
+
+    #[test]
+    fn arguments() {
+        let args: Vec<String> = ["-Lc", "%s", "x"].iter().map(|s| s.to_string()).collect();
+        let Parsed::Run(options) = parse_args(&args) else {
+            panic!("expected options");
+        };
+        assert!(options.dereference);
+        assert_eq!(options.format, Some(("%s".into(), false)));
+        assert!(matches!(parse_args(&[]), Parsed::Usage(_)));
+        let args: Vec<String> = ["--printf=%n", "x"].iter().map(|s| s.to_string()).collect();
+        let Parsed::Run(options) = parse_args(&args) else {
+            panic!("expected options");
+        };
+        assert_eq!(options.format, Some(("%n".into(), true)));
+    }
 }

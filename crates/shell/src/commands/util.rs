@@ -149,7 +149,167 @@ pub(crate) async fn usage_error(
 ) -> bashkit::Result<CommandStatus> {
     let name = ctx.name;
     ctx.stderr
-        .write_all(format!("{name}: {message}\nTry '{name} --help' for more information.\n").as_bytes())
+        .write_all(
+            format!("{name}: {message}\nTry '{name} --help' for more information.\n").as_bytes(),
+        )
         .await?;
     Ok(CommandStatus::with_code(code))
+}
+
+/// One item of a GNU-style command line (see [`GnuArgs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArgItem<'a> {
+    /// `-x`, alone or within a cluster (`-rf`).
+    Short(char),
+    /// `--name` or `--name=value` (the name as written: resolve it with [`resolve_long`]).
+    Long(&'a str, Option<&'a str>),
+    /// An operand (after `--`, everything is one).
+    Operand(&'a str),
+}
+
+/// A GNU `getopt_long` style reader: combined short flags (`-rf`), values attached or
+/// separate (`-n5`, `-n 5`, `--lines=5`, `--lines 5`), `--` ending the options, and
+/// options after operands (unless the command stops at its first operand).
+#[derive(Debug)]
+pub(crate) struct GnuArgs<'a> {
+    args: &'a [String],
+    next: usize,
+    /// Within a cluster of short flags: the argument's index and the next flag's offset.
+    cluster: Option<(usize, usize)>,
+    operands_only: bool,
+    stop_at_operand: bool,
+}
+
+impl<'a> GnuArgs<'a> {
+    pub fn new(args: &'a [String]) -> Self {
+        Self {
+            args,
+            next: 0,
+            cluster: None,
+            operands_only: false,
+            stop_at_operand: false,
+        }
+    }
+
+    /// Options end at the first operand (getopt's `+`, as `basename` and `env` do).
+    pub fn stopping_at_operand(mut self) -> Self {
+        self.stop_at_operand = true;
+        self
+    }
+
+    /// The next item, or `None` at the end.
+    pub fn next_item(&mut self) -> Option<ArgItem<'a>> {
+        if let Some((index, offset)) = self.cluster {
+            let arg = &self.args[index];
+            if let Some(flag) = arg[offset..].chars().next() {
+                let after = offset + flag.len_utf8();
+                self.cluster = (after < arg.len()).then_some((index, after));
+                return Some(ArgItem::Short(flag));
+            }
+            self.cluster = None;
+        }
+        let arg = self.args.get(self.next)?.as_str();
+        self.next += 1;
+        if self.operands_only || arg == "-" || !arg.starts_with('-') {
+            if self.stop_at_operand {
+                self.operands_only = true;
+            }
+            return Some(ArgItem::Operand(arg));
+        }
+        if arg == "--" {
+            self.operands_only = true;
+            return self.next_item();
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            return Some(match long.split_once('=') {
+                Some((name, value)) => ArgItem::Long(name, Some(value)),
+                None => ArgItem::Long(long, None),
+            });
+        }
+        self.cluster = Some((self.next - 1, 1));
+        self.next_item()
+    }
+
+    /// The value of the short option just read: the rest of its cluster, or the next
+    /// argument.
+    pub fn short_value(&mut self) -> Option<&'a str> {
+        if let Some((index, offset)) = self.cluster.take() {
+            return Some(&self.args[index][offset..]);
+        }
+        self.take_next()
+    }
+
+    /// The value of the long option just read: the one after `=`, or the next argument.
+    pub fn long_value(&mut self, inline: Option<&'a str>) -> Option<&'a str> {
+        inline.or_else(|| self.take_next())
+    }
+
+    fn take_next(&mut self) -> Option<&'a str> {
+        let value = self.args.get(self.next)?;
+        self.next += 1;
+        Some(value)
+    }
+}
+
+/// The long option `given` names among `names`: itself, or the one name it abbreviates.
+/// The error is getopt's message.
+pub(crate) fn resolve_long<'n>(given: &str, names: &[&'n str]) -> Result<&'n str, String> {
+    if let Some(exact) = names.iter().find(|name| **name == given) {
+        return Ok(exact);
+    }
+    let matches: Vec<&'n str> = names
+        .iter()
+        .copied()
+        .filter(|name| !given.is_empty() && name.starts_with(given))
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one),
+        [] => Err(format!("unrecognized option '--{given}'")),
+        many => {
+            let listed: Vec<String> = many.iter().map(|name| format!("'--{name}'")).collect();
+            Err(format!(
+                "option '--{given}' is ambiguous; possibilities: {}",
+                listed.join(" ")
+            ))
+        }
+    }
+}
+
+impl<'a> GnuArgs<'a> {
+    /// Resolves the long option just read (`given`, with the value after `=` if any)
+    /// among `names`, written `name` (no value), `name=` (a value required) or `name?`
+    /// (a value optional, only after `=`). Gives the option's name and value, or
+    /// getopt's message.
+    pub fn long_option<'n>(
+        &mut self,
+        given: &str,
+        inline: Option<&'a str>,
+        names: &[&'n str],
+    ) -> Result<(&'n str, Option<&'a str>), String> {
+        let bare: Vec<&'n str> = names
+            .iter()
+            .map(|name| name.trim_end_matches(['=', '?']))
+            .collect();
+        let name = resolve_long(given, &bare).map_err(|message| match inline {
+            Some(value) if message.starts_with("unrecognized") => {
+                format!("unrecognized option '--{given}={value}'")
+            }
+            _ => message,
+        })?;
+        let written = names
+            .iter()
+            .find(|written| written.trim_end_matches(['=', '?']) == name)
+            .copied()
+            .unwrap_or(name);
+        if written.ends_with('=') {
+            return match self.long_value(inline) {
+                Some(value) => Ok((name, Some(value))),
+                None => Err(format!("option '--{name}' requires an argument")),
+            };
+        }
+        if !written.ends_with('?') && inline.is_some() {
+            return Err(format!("option '--{name}' doesn't allow an argument"));
+        }
+        Ok((name, inline))
+    }
 }
