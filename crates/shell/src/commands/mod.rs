@@ -4,6 +4,7 @@
 //! modes), streams through bashkit's command I/O, and speaks GNU's messages and exit
 //! statuses. Registered over bashkit's builtins of the same name.
 
+mod df;
 mod diff;
 mod file_type;
 mod fileops;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 /// Adds sandtab's own commands to a shell being built.
 pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+    let builder = df::register(builder, fs);
     let builder = diff::register(builder, fs);
     let builder = patch::register(builder, fs);
     let builder = ls::register(builder, fs);
