@@ -19,8 +19,8 @@ export interface Limits {
   /** Bytes of stdout, and separately of stderr, one exec may write in all, streamed and
    * counted (default 256 MiB); past it further output is dropped. */
   maxWrittenBytes?: number;
-  /** Bytes the shell's commands and redirections may write to files in one exec
-   * (default 1 GiB); past it the write fails and the exec ends with 126. */
+  /** Bytes one exec may write to files, by any command, redirection or guest program
+   * (default 1 GiB); past it the write fails (EFBIG) and the exec ends with 126. */
   maxFileWriteBytes?: number;
 }
 

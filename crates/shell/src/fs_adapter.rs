@@ -9,7 +9,6 @@ use sandtab_vfs::{Clock, ErrorKind, FileKind, MemFs, SandboxFs, Timestamp, VfsEr
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// bashkit's storage backend over sandtab's filesystem.
@@ -17,76 +16,12 @@ use std::time::Duration;
 pub(crate) struct VfsBackend {
     sandbox: Arc<SandboxFs>,
     fs: Arc<MemFs>,
-    writes: Arc<WriteBudget>,
 }
 
 impl VfsBackend {
-    pub(crate) fn new(sandbox: Arc<SandboxFs>, writes: Arc<WriteBudget>) -> Self {
+    pub(crate) fn new(sandbox: Arc<SandboxFs>) -> Self {
         let fs = sandbox.mem().clone();
-        Self {
-            sandbox,
-            fs,
-            writes,
-        }
-    }
-}
-
-/// Bytes the shell's commands and redirections may write to files in one exec. Going
-/// past it fails that write (EFBIG) and stops the exec, which then reports the limit.
-#[derive(Debug)]
-pub(crate) struct WriteBudget {
-    limit: AtomicU64,
-    written: AtomicU64,
-    exceeded: AtomicBool,
-    /// bashkit's cancel flag (known once the shell is built): set when the budget runs
-    /// out, so the script stops.
-    stop: std::sync::OnceLock<Arc<AtomicBool>>,
-}
-
-impl WriteBudget {
-    pub(crate) fn new(limit: u64) -> Self {
-        Self {
-            limit: AtomicU64::new(limit),
-            written: AtomicU64::new(0),
-            exceeded: AtomicBool::new(false),
-            stop: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// The flag that stops the running exec.
-    pub(crate) fn stop_with(&self, flag: Arc<AtomicBool>) {
-        let _ = self.stop.set(flag);
-    }
-
-    /// Starts a new exec's count.
-    pub(crate) fn reset(&self) {
-        self.written.store(0, Ordering::SeqCst);
-        self.exceeded.store(false, Ordering::SeqCst);
-    }
-
-    /// Whether the exec that just ran went past the budget.
-    pub(crate) fn exceeded(&self) -> bool {
-        self.exceeded.load(Ordering::SeqCst)
-    }
-
-    pub(crate) fn limit(&self) -> u64 {
-        self.limit.load(Ordering::SeqCst)
-    }
-
-    fn charge(&self, bytes: usize) -> io::Result<()> {
-        let bytes = bytes as u64;
-        let before = self.written.fetch_add(bytes, Ordering::SeqCst);
-        if before.saturating_add(bytes) > self.limit() {
-            self.exceeded.store(true, Ordering::SeqCst);
-            if let Some(stop) = self.stop.get() {
-                stop.store(true, Ordering::SeqCst);
-            }
-            return Err(io::Error::new(
-                io::ErrorKind::FileTooLarge,
-                "File too large",
-            ));
-        }
-        Ok(())
+        Self { sandbox, fs }
     }
 }
 
@@ -194,7 +129,6 @@ impl FsBackend for VfsBackend {
         if is_dev_null(path) {
             return Ok(());
         }
-        self.writes.charge(content.len())?;
         let path = vfs_path(path)?;
         run(|| self.fs.write(&path, content))
     }
@@ -203,7 +137,6 @@ impl FsBackend for VfsBackend {
         if is_dev_null(path) {
             return Ok(());
         }
-        self.writes.charge(content.len())?;
         let path = vfs_path(path)?;
         self.sandbox.load_for_write(&path).await.map_err(io_error)?;
         run(|| self.fs.append(&path, content))

@@ -134,7 +134,6 @@ pub struct Shell {
     fs: Arc<SandboxFs>,
     limits: ShellLimits,
     guests: Arc<guests::Guests>,
-    writes: Arc<fs_adapter::WriteBudget>,
     /// The `set` options the last exec left different from their defaults, as a `set`
     /// command: bashkit resets them before each exec, a terminal keeps them.
     set_options: String,
@@ -183,12 +182,10 @@ impl Shell {
             fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let registry = bashkit::BuiltinRegistry::new();
-        let writes = Arc::new(fs_adapter::WriteBudget::new(limits.max_file_write_bytes));
         let bash = commands::register(Bash::builder(), &fs)
             .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),
-                writes.clone(),
             ))))
             .limits(limits.to_bashkit())
             .session_limits(
@@ -203,7 +200,6 @@ impl Shell {
             .env("USER", "agent")
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .build();
-        writes.stop_with(bash.cancellation_token());
         let guests = guests::Guests::new(
             engine,
             host,
@@ -217,7 +213,6 @@ impl Shell {
             fs,
             limits,
             guests,
-            writes,
             set_options: String::new(),
         })
     }
@@ -329,7 +324,11 @@ impl Shell {
             .cloned()
             .unwrap_or_default();
         self.guests.prepare(script, &cwd, &path_var).await;
-        self.writes.reset();
+        let writes = self.fs.mem().write_budget();
+        writes.start(
+            self.limits.max_file_write_bytes,
+            self.bash.cancellation_token(),
+        );
         let collector = Mutex::new(Collector::new(cap, on_output));
         let collector = &collector;
         let mut options = bashkit::ExecOptions::new();
@@ -356,14 +355,15 @@ impl Shell {
                 Ok(())
             })
             .await;
+        let write_limit = writes.limit();
+        let wrote_too_much = writes.finish();
         let exit_code = {
             let mut collected = lock(collector);
             match result {
-                _ if self.writes.exceeded() => {
+                _ if wrote_too_much => {
                     let message = format!(
-                        "sandtab: limit reached: files written by one command passed {} bytes \
-                         [max_file_write_bytes]\n",
-                        self.writes.limit()
+                        "sandtab: limit reached: files written by one command passed {write_limit} \
+                         bytes [max_file_write_bytes]\n"
                     );
                     collected.push(Stream::Stderr, message.as_bytes());
                     EXIT_LIMIT

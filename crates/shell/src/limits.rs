@@ -30,9 +30,9 @@ pub struct ShellLimits {
     /// Bytes of stdout, and separately of stderr, one exec may write in all (streamed
     /// and counted); past it, further output is dropped. Default 256 MiB.
     pub max_written_bytes: usize,
-    /// Bytes the shell's commands and redirections may write to files in one exec (a
-    /// runaway `>>` loop); past it the write fails and the exec ends with 126. Guest
-    /// programs' writes are bounded by the sandbox's quota. Default 1 GiB.
+    /// Bytes one exec may write to files, by any command, redirection or guest program
+    /// (a runaway `>>` loop); past it the write fails (EFBIG) and the exec ends with
+    /// 126. Default 1 GiB.
     pub max_file_write_bytes: u64,
     /// Limits of each guest program (WebAssembly) a command runs.
     pub guest: sandtab_wasi::GuestLimits,

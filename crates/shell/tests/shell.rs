@@ -413,9 +413,20 @@ async fn a_runaway_write_loop_stops_at_the_file_write_limit() {
         .unwrap()
         .size;
     assert!(size <= 10_000, "{size}");
-    // The next exec has a budget of its own.
+    // The next exec has a budget of its own, and sandtab's own commands count too.
     let out = run(&mut shell, "echo fine > other; cat other").await;
     assert_eq!(out.stdout_text(), "fine\n", "{}", out.stderr_text());
+    let out = run(
+        &mut shell,
+        "seq 1 3000 > s; while true; do cp s s2; rm s2; gzip -kf s; done",
+    )
+    .await;
+    assert_eq!(out.exit_code, EXIT_LIMIT, "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("[max_file_write_bytes]"),
+        "{}",
+        out.stderr_text()
+    );
 }
 
 /// The commands agents reach for, every one of which must exist.

@@ -13,6 +13,7 @@ mod metadata;
 mod path;
 mod quota;
 pub mod storage;
+mod write_budget;
 
 pub use clock::{Clock, ManualClock, Timestamp};
 pub use error::{ErrorKind, VfsError, VfsResult};
@@ -21,3 +22,4 @@ pub use metadata::{DirEntry, FileKind, Metadata, Usage};
 pub use path::{MAX_NAME_LEN, MAX_PATH_LEN, VfsPath};
 pub use quota::Quota;
 pub use storage::{FsckReport, Mount, MountSource, SandboxFs, Store};
+pub use write_budget::WriteBudget;

@@ -1,9 +1,707 @@
-//! (being written)
+//! `tar`: create (`c`), append (`r`, `u`), list (`t`) and extract (`x`) archives,
+//! with GNU tar's options (`f`, `z`, `v`, `C`, `O`, `--strip-components`,
+//! `--exclude`, old-style clusters such as `tar czf`), messages and exit statuses.
+//! Archives are GNU format, so real tar reads them and they read real tar's.
 
-use bashkit::BashBuilder;
+mod archive;
+mod create;
+mod extract;
+
+use super::fileops::Run;
+use super::fileops::args::{self, Arg, Spec, Value};
+use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
 
-pub(crate) fn register(builder: BashBuilder, _fs: &Arc<SandboxFs>) -> BashBuilder {
-    builder
+struct Tar {
+    fs: Arc<SandboxFs>,
+}
+
+#[bashkit::async_trait]
+impl bashkit::Command for Tar {
+    async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+        run(&self.fs, &ctx).await
+    }
+}
+
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+    builder.command("tar", Tar { fs: fs.clone() })
+}
+
+const HELP: char = '\u{e070}';
+const VERSION: char = '\u{e071}';
+const USAGE: char = '\u{e072}';
+const EXCLUDE: char = '\u{e073}';
+const STRIP: char = '\u{e074}';
+const SKIP_OLD: char = '\u{e075}';
+const OVERWRITE: char = '\u{e076}';
+const OWNER: char = '\u{e077}';
+const GROUP: char = '\u{e078}';
+const NUMERIC_OWNER: char = '\u{e079}';
+const MTIME: char = '\u{e07a}';
+const WILDCARDS: char = '\u{e07b}';
+const NO_WILDCARDS: char = '\u{e07c}';
+const NO_RECURSION: char = '\u{e07d}';
+const RECURSION: char = '\u{e07e}';
+const REMOVE_FILES: char = '\u{e07f}';
+const IGNORED: char = '\u{e080}';
+const IGNORED_VALUE: char = '\u{e081}';
+const ZSTD: char = '\u{e082}';
+const NO_SAME_PERMISSIONS: char = '\u{e083}';
+const DELETE: char = '\u{e084}';
+
+const SPEC: Spec = Spec {
+    short: "AcdrtuxC:f:zjJZavOpmkhPT:X:UoSsb:BWw",
+    long: &[
+        ("absolute-names", Value::None, 'P'),
+        ("anchored", Value::None, IGNORED),
+        ("append", Value::None, 'r'),
+        ("auto-compress", Value::None, 'a'),
+        ("blocking-factor", Value::Required, 'b'),
+        ("bzip2", Value::None, 'j'),
+        ("catenate", Value::None, 'A'),
+        ("compress", Value::None, 'Z'),
+        ("concatenate", Value::None, 'A'),
+        ("create", Value::None, 'c'),
+        ("delay-directory-restore", Value::None, IGNORED),
+        ("delete", Value::None, DELETE),
+        ("dereference", Value::None, 'h'),
+        ("diff", Value::None, 'd'),
+        ("directory", Value::Required, 'C'),
+        ("exclude", Value::Required, EXCLUDE),
+        ("exclude-from", Value::Required, 'X'),
+        ("exclude-vcs", Value::None, IGNORED),
+        ("extract", Value::None, 'x'),
+        ("file", Value::Required, 'f'),
+        ("files-from", Value::Required, 'T'),
+        ("format", Value::Required, IGNORED_VALUE),
+        ("full-time", Value::None, IGNORED),
+        ("get", Value::None, 'x'),
+        ("group", Value::Required, GROUP),
+        ("gunzip", Value::None, 'z'),
+        ("gzip", Value::None, 'z'),
+        ("help", Value::None, HELP),
+        ("ignore-zeros", Value::None, IGNORED),
+        ("keep-old-files", Value::None, 'k'),
+        ("list", Value::None, 't'),
+        ("lzma", Value::None, 'J'),
+        ("mode", Value::Required, IGNORED_VALUE),
+        ("mtime", Value::Required, MTIME),
+        ("no-anchored", Value::None, IGNORED),
+        ("no-overwrite-dir", Value::None, IGNORED),
+        ("no-recursion", Value::None, NO_RECURSION),
+        ("no-same-owner", Value::None, 'o'),
+        ("no-same-permissions", Value::None, NO_SAME_PERMISSIONS),
+        ("no-wildcards", Value::None, NO_WILDCARDS),
+        ("numeric-owner", Value::None, NUMERIC_OWNER),
+        ("one-file-system", Value::None, IGNORED),
+        ("overwrite", Value::None, OVERWRITE),
+        ("owner", Value::Required, OWNER),
+        ("posix", Value::None, IGNORED),
+        ("preserve-permissions", Value::None, 'p'),
+        ("record-size", Value::Required, IGNORED_VALUE),
+        ("recursion", Value::None, RECURSION),
+        ("remove-files", Value::None, REMOVE_FILES),
+        ("same-owner", Value::None, IGNORED),
+        ("same-permissions", Value::None, 'p'),
+        ("skip-old-files", Value::None, SKIP_OLD),
+        ("sort", Value::Required, IGNORED_VALUE),
+        ("strip-components", Value::Required, STRIP),
+        ("to-stdout", Value::None, 'O'),
+        ("totals", Value::None, IGNORED),
+        ("touch", Value::None, 'm'),
+        ("uncompress", Value::None, 'Z'),
+        ("ungzip", Value::None, 'z'),
+        ("unlink-first", Value::None, 'U'),
+        ("update", Value::None, 'u'),
+        ("usage", Value::None, USAGE),
+        ("verbose", Value::None, 'v'),
+        ("version", Value::None, VERSION),
+        ("warning", Value::Required, IGNORED_VALUE),
+        ("wildcards", Value::None, WILDCARDS),
+        ("xz", Value::None, 'J'),
+        ("zstd", Value::None, ZSTD),
+    ],
+};
+
+/// What the archive is to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operation {
+    Create,
+    Append,
+    Update,
+    List,
+    Extract,
+}
+
+/// A compression program tar would run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compression {
+    None,
+    Gzip,
+    /// One the sandbox does not have (`bzip2`, `xz`, `compress`, `zstd`).
+    Missing(&'static str),
+}
+
+/// A member named on the command line, and the `-C` directories before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Member {
+    dirs: Vec<String>,
+    name: String,
+}
+
+struct Options {
+    operation: Option<Operation>,
+    archive: String,
+    compression: Compression,
+    auto_compress: bool,
+    verbose: u32,
+    to_stdout: bool,
+    touch: bool,
+    keep_old: bool,
+    skip_old: bool,
+    dereference: bool,
+    absolute_names: bool,
+    recursion: bool,
+    remove_files: bool,
+    wildcards: Option<bool>,
+    strip: usize,
+    excludes: Vec<String>,
+    owner: Option<String>,
+    group: Option<String>,
+    numeric_owner: bool,
+    mtime: Option<i64>,
+    members: Vec<Member>,
+    /// The `-C` directories in force at the end (where extraction happens).
+    dirs: Vec<String>,
+}
+
+/// A tar run: the shared command state, and whether a non-fatal error happened (the
+/// run then ends with "Exiting with failure status", exit 2).
+struct Session<'r, 'c, 'a> {
+    run: &'r mut Run<'c, 'a>,
+    options: Options,
+    failed: bool,
+    /// Prefixes already reported as removed from member names.
+    removed_prefixes: Vec<String>,
+}
+
+/// GNU tar's usage status for a bad option given with a dash.
+const EX_USAGE: i32 = 64;
+
+async fn run(fs: &Arc<SandboxFs>, ctx: &CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+    let mut run = Run::new(fs, ctx);
+    let parsed = match expand_old_style(ctx.args) {
+        Ok(expanded) => args::parse_in_order(&expanded, &SPEC).map_err(|m| (m, EX_USAGE)),
+        Err(message) => Err((message, 2)),
+    };
+    let items = match parsed {
+        Ok(items) => items,
+        Err((message, status)) => {
+            run.status = usage_error(&mut run, &message, status).await?;
+            return run.finish().await;
+        }
+    };
+    let options = match read_options(&mut run, items).await? {
+        Ok(options) => options,
+        Err(status) => {
+            run.status = status;
+            return run.finish().await;
+        }
+    };
+    let mut session = Session {
+        run: &mut run,
+        options,
+        failed: false,
+        removed_prefixes: Vec::new(),
+    };
+    let status = match session.options.operation {
+        Some(Operation::Create | Operation::Append | Operation::Update) => session.create().await?,
+        Some(Operation::List | Operation::Extract) => session.extract().await?,
+        None => 2,
+    };
+    let status = if status == 0 && session.failed {
+        session.failed_end().await?
+    } else {
+        status
+    };
+    run.status = status;
+    run.finish().await
+}
+
+/// Rewrites an old-style first argument (`czf out.tgz`) as dashed options, taking the
+/// values of `f`, `C`, `T`, `X` and `b` from the arguments after it in order.
+fn expand_old_style(args: &[String]) -> Result<Vec<String>, String> {
+    let Some(first) = args
+        .first()
+        .filter(|a| !a.is_empty() && !a.starts_with('-'))
+    else {
+        return Ok(args.to_vec());
+    };
+    let mut rest = args[1..].iter();
+    let mut expanded = Vec::new();
+    for letter in first.chars() {
+        expanded.push(format!("-{letter}"));
+        if "fCTXb".contains(letter) {
+            match rest.next() {
+                Some(value) => expanded.push(value.clone()),
+                None => return Err(format!("Old option '{letter}' requires an argument.")),
+            }
+        }
+    }
+    expanded.extend(rest.cloned());
+    Ok(expanded)
+}
+
+/// GNU tar's usage error: the message and its `Try` line; the exit status.
+async fn usage_error(run: &mut Run<'_, '_>, message: &str, status: i32) -> bashkit::Result<i32> {
+    run.warn(format!(
+        "{message}\nTry 'tar --help' or 'tar --usage' for more information."
+    ))
+    .await?;
+    Ok(status)
+}
+
+impl Options {
+    fn new() -> Self {
+        Self {
+            operation: None,
+            archive: "-".to_owned(),
+            compression: Compression::None,
+            auto_compress: false,
+            verbose: 0,
+            to_stdout: false,
+            touch: false,
+            keep_old: false,
+            skip_old: false,
+            dereference: false,
+            absolute_names: false,
+            recursion: true,
+            remove_files: false,
+            wildcards: None,
+            strip: 0,
+            excludes: Vec::new(),
+            owner: None,
+            group: None,
+            numeric_owner: false,
+            mtime: None,
+            members: Vec::new(),
+            dirs: Vec::new(),
+        }
+    }
+
+    /// Adds `names` as members, under the `-C` directories given so far.
+    fn add_members(&mut self, names: impl IntoIterator<Item = String>) {
+        for name in names {
+            self.members.push(Member {
+                dirs: self.dirs.clone(),
+                name,
+            });
+        }
+    }
+
+    /// Applies an option that needs nothing but its value; a usage error's message.
+    fn set(&mut self, key: char, value: String) -> Result<(), String> {
+        match key {
+            'f' => self.archive = value,
+            'C' => self.dirs.push(value),
+            'z' => self.compression = Compression::Gzip,
+            'j' => self.compression = Compression::Missing("bzip2"),
+            'J' => self.compression = Compression::Missing("xz"),
+            'Z' => self.compression = Compression::Missing("compress"),
+            ZSTD => self.compression = Compression::Missing("zstd"),
+            'a' => self.auto_compress = true,
+            'v' => self.verbose += 1,
+            'O' => self.to_stdout = true,
+            'm' => self.touch = true,
+            'k' => self.keep_old = true,
+            SKIP_OLD => self.skip_old = true,
+            OVERWRITE | 'U' => {
+                self.keep_old = false;
+                self.skip_old = false;
+            }
+            'h' => self.dereference = true,
+            'P' => self.absolute_names = true,
+            NO_RECURSION => self.recursion = false,
+            RECURSION => self.recursion = true,
+            REMOVE_FILES => self.remove_files = true,
+            WILDCARDS => self.wildcards = Some(true),
+            NO_WILDCARDS => self.wildcards = Some(false),
+            EXCLUDE => self.excludes.push(value),
+            OWNER => self.owner = Some(value),
+            GROUP => self.group = Some(value),
+            NUMERIC_OWNER => self.numeric_owner = true,
+            STRIP => {
+                self.strip = value
+                    .parse()
+                    .map_err(|_| format!("{value}: Invalid number of elements"))?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The operation an option letter asks for.
+fn operation_of(key: char) -> Option<Operation> {
+    match key {
+        'c' => Some(Operation::Create),
+        'r' => Some(Operation::Append),
+        'u' => Some(Operation::Update),
+        't' => Some(Operation::List),
+        'x' => Some(Operation::Extract),
+        _ => None,
+    }
+}
+
+/// The options and members `items` give; `Err` with the status after a usage problem
+/// (or `--help`).
+async fn read_options(
+    run: &mut Run<'_, '_>,
+    items: Vec<Arg>,
+) -> bashkit::Result<Result<Options, i32>> {
+    let mut options = Options::new();
+    let mut operations = 0;
+    for item in items {
+        let (key, value) = match item {
+            Arg::Operand(name) => {
+                options.add_members([name]);
+                continue;
+            }
+            Arg::Option(key, value) => (key, value.unwrap_or_default()),
+        };
+        if let Some(operation) = operation_of(key) {
+            if options.operation != Some(operation) {
+                operations += 1;
+            }
+            options.operation = Some(operation);
+            continue;
+        }
+        match key {
+            'A' | 'd' | DELETE => {
+                let message = "this operation is not supported in the sandbox";
+                return usage_error(run, message, 2).await.map(Err);
+            }
+            'T' | 'X' => {
+                let Some(lines) = list_file(run, &value).await? else {
+                    return Ok(Err(2));
+                };
+                if key == 'T' {
+                    options.add_members(lines);
+                } else {
+                    options.excludes.extend(lines);
+                }
+            }
+            MTIME => {
+                if let Some(secs) = parse_mtime(run, &value) {
+                    options.mtime = Some(secs);
+                } else {
+                    let message = format!(
+                        "Substituting 1970-01-01 00:00:00 for unknown date format '{value}'"
+                    );
+                    run.warn(message).await?;
+                    options.mtime = Some(0);
+                }
+            }
+            HELP | USAGE => return help(run).await.map(Err),
+            VERSION => {
+                run.out.out("tar (GNU tar) 1.34\n").await?;
+                return Ok(Err(0));
+            }
+            _ => {
+                if let Err(message) = options.set(key, value) {
+                    return usage_error(run, &message, 2).await.map(Err);
+                }
+            }
+        }
+    }
+    let message = match operations {
+        0 => "You must specify one of the '-Acdtrux', '--delete' or '--test-label' options",
+        1 => return Ok(Ok(options)),
+        _ => "You may not specify more than one '-Acdtrux', '--delete' or  '--test-label' option",
+    };
+    usage_error(run, message, 2).await.map(Err)
+}
+
+/// `--mtime=DATE`: a date, or the modification time of the file it names.
+fn parse_mtime(run: &Run<'_, '_>, value: &str) -> Option<i64> {
+    use super::fileops::date;
+    use sandtab_vfs::Clock;
+    if value.starts_with(['/', '.']) {
+        return run
+            .files
+            .stat(value)
+            .ok()
+            .and_then(|meta| i64::try_from(meta.modified.as_secs()).ok());
+    }
+    let now = date::Instant::from_nanos(crate::WallClock.now().0);
+    date::parse_date(value, now).map(|instant| instant.secs)
+}
+
+/// The lines of `-T`/`-X`'s file (`-` for stdin); `None` after a fatal error.
+async fn list_file(run: &mut Run<'_, '_>, name: &str) -> bashkit::Result<Option<Vec<String>>> {
+    let data = if name == "-" {
+        super::util::read_stdin(run.ctx()).await?
+    } else {
+        match run.read(name).await {
+            Ok(data) => data,
+            Err(err) => {
+                let message = format!(
+                    "{name}: Cannot open: {}\ntar: Error is not recoverable: exiting now",
+                    super::util::strerror(&err)
+                );
+                run.warn(message).await?;
+                return Ok(None);
+            }
+        }
+    };
+    let text = String::from_utf8_lossy(&data);
+    Ok(Some(
+        text.lines()
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    ))
+}
+
+async fn help(run: &mut Run<'_, '_>) -> bashkit::Result<i32> {
+    let text = "Usage: tar [OPTION...] [FILE]...\n\
+        GNU 'tar' saves many files together into a single tape or disk archive, and can\n\
+        restore individual files from the archive.\n\n\
+        Examples:\n\
+        \x20 tar -cf archive.tar foo bar  # Create archive.tar from files foo and bar.\n\
+        \x20 tar -tvf archive.tar         # List all files in archive.tar verbosely.\n\
+        \x20 tar -xf archive.tar          # Extract all files from archive.tar.\n\n\
+        \x20 -c, --create               create a new archive\n\
+        \x20 -r, --append               append files to the end of an archive\n\
+        \x20 -t, --list                 list the contents of an archive\n\
+        \x20 -u, --update               only append files newer than copy in archive\n\
+        \x20 -x, --extract, --get       extract files from an archive\n\
+        \x20 -C, --directory=DIR        change to directory DIR\n\
+        \x20 -f, --file=ARCHIVE         use archive file or device ARCHIVE\n\
+        \x20 -O, --to-stdout            extract files to standard output\n\
+        \x20 -v, --verbose              verbosely list files processed\n\
+        \x20 -z, --gzip                 filter the archive through gzip\n\
+        \x20     --exclude=PATTERN      exclude files, given as a PATTERN\n\
+        \x20     --strip-components=NUMBER   strip NUMBER leading components from file\n\
+        \x20                            names on extraction\n";
+    run.out.out(text).await?;
+    Ok(0)
+}
+
+impl Session<'_, '_, '_> {
+    /// A non-fatal error: reported now, and the run fails at its end.
+    async fn error(&mut self, message: impl AsRef<str>) -> bashkit::Result<()> {
+        self.failed = true;
+        self.run.warn(message).await
+    }
+
+    /// A fatal error: `message`, then "Error is not recoverable"; the status (2).
+    async fn fatal(&mut self, message: impl AsRef<str>) -> bashkit::Result<i32> {
+        self.run.warn(message).await?;
+        self.run
+            .warn("Error is not recoverable: exiting now")
+            .await?;
+        Ok(2)
+    }
+
+    /// The end of a run that had errors.
+    async fn failed_end(&mut self) -> bashkit::Result<i32> {
+        self.run
+            .warn("Exiting with failure status due to previous errors")
+            .await?;
+        Ok(2)
+    }
+
+    /// Where the member listing goes: stderr when stdout carries the archive or the
+    /// extracted data.
+    async fn list_line(&mut self, line: &str) -> bashkit::Result<()> {
+        let to_stderr = self.options.to_stdout
+            || (self.options.archive == "-"
+                && matches!(
+                    self.options.operation,
+                    Some(Operation::Create | Operation::Append | Operation::Update)
+                ));
+        if to_stderr {
+            self.run.out.err(format!("{line}\n")).await
+        } else {
+            self.run.say(line).await
+        }
+    }
+
+    /// `name` without the leading `/` and `../` GNU tar takes off member names
+    /// (saying so once per prefix), unless `-P`.
+    async fn safe_name(&mut self, name: &str, what: &str) -> bashkit::Result<String> {
+        if self.options.absolute_names {
+            return Ok(name.to_owned());
+        }
+        let mut rest = name;
+        loop {
+            if let Some(after) = rest.strip_prefix('/') {
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("../") {
+                rest = after;
+            } else if rest == ".." {
+                rest = "";
+            } else {
+                break;
+            }
+        }
+        let prefix = &name[..name.len() - rest.len()];
+        if !prefix.is_empty() {
+            let prefix = if prefix.trim_matches('/').is_empty() {
+                "/".to_owned()
+            } else if prefix.starts_with('/') {
+                "/../".to_owned()
+            } else {
+                "../".to_owned()
+            };
+            let key = format!("{prefix}{what}");
+            if !self.removed_prefixes.contains(&key) {
+                self.removed_prefixes.push(key);
+                self.run
+                    .warn(format!("Removing leading `{prefix}' from {what}"))
+                    .await?;
+            }
+        }
+        Ok(rest.to_owned())
+    }
+
+    /// Whether `name` (a member's name) matches an `--exclude` pattern.
+    fn excluded(&self, name: &str) -> bool {
+        let trimmed = name.trim_end_matches('/');
+        self.options.excludes.iter().any(|pattern| {
+            let pattern = pattern.trim_end_matches('/');
+            glob_match(pattern, trimmed)
+                || trimmed
+                    .match_indices('/')
+                    .any(|(at, _)| glob_match(pattern, &trimmed[at + 1..]))
+        })
+    }
+}
+
+/// Shell-style matching (`*`, `?`, `[...]`, `\`), where `*` also matches `/`.
+pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, t));
+                p += 1;
+                continue;
+            }
+            Some('?') => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            Some('[') => {
+                if let Some((matched, next)) = match_class(&pattern, p, text[t]) {
+                    if matched {
+                        p = next;
+                        t += 1;
+                        continue;
+                    }
+                } else if text[t] == '[' {
+                    p += 1;
+                    t += 1;
+                    continue;
+                }
+            }
+            Some('\\') if pattern.get(p + 1) == Some(&text[t]) => {
+                p += 2;
+                t += 1;
+                continue;
+            }
+            Some(&c) if c == text[t] => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match star {
+            Some((star_p, star_t)) => {
+                p = star_p + 1;
+                t = star_t + 1;
+                star = Some((star_p, star_t + 1));
+            }
+            None => return false,
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
+}
+
+/// Whether `c` is in the bracket expression at `pattern[at]`, and where it ends;
+/// `None` when the bracket is not closed.
+fn match_class(pattern: &[char], at: usize, c: char) -> Option<(bool, usize)> {
+    let mut i = at + 1;
+    let negate = matches!(pattern.get(i), Some('!' | '^'));
+    if negate {
+        i += 1;
+    }
+    let mut matched = false;
+    let mut first = true;
+    while let Some(&item) = pattern.get(i) {
+        if item == ']' && !first {
+            return Some((matched != negate, i + 1));
+        }
+        first = false;
+        if pattern.get(i + 1) == Some(&'-') && pattern.get(i + 2).is_some_and(|&e| e != ']') {
+            let end = pattern[i + 2];
+            matched |= item <= c && c <= end;
+            i += 3;
+        } else {
+            matched |= item == c;
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Whether `text` contains characters that make it a pattern.
+pub(crate) fn has_wildcards(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn old_style_clusters() {
+        assert_eq!(
+            expand_old_style(&strings(&["czf", "out.tgz", "a", "b"])).unwrap(),
+            strings(&["-c", "-z", "-f", "out.tgz", "a", "b"])
+        );
+        assert_eq!(
+            expand_old_style(&strings(&["xOf", "o.tar", "a"])).unwrap(),
+            strings(&["-x", "-O", "-f", "o.tar", "a"])
+        );
+        assert_eq!(
+            expand_old_style(&strings(&["cf"])).unwrap_err(),
+            "Old option 'f' requires an argument."
+        );
+        assert_eq!(
+            expand_old_style(&strings(&["-cf", "x"])).unwrap(),
+            strings(&["-cf", "x"])
+        );
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*.txt", "a.txt"));
+        assert!(glob_match("d/s*", "d/sub/y"));
+        assert!(glob_match("[ab]?", "bz"));
+        assert!(!glob_match("[!ab]?", "bz"));
+        assert!(!glob_match("*.txt", "a.log"));
+        assert!(glob_match("y", "y"));
+    }
 }

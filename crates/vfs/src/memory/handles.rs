@@ -89,6 +89,7 @@ impl MemFs {
 
     /// Applies `op` to the open file; returns its new size.
     fn change_handle(&self, handle: &FileHandle, op: WriteOp<'_>) -> VfsResult<u64> {
+        self.writes.charge(op.written(), &handle.path.to_string())?;
         let now = self.clock.now();
         let mut tree = self.lock();
         write_inode(&mut tree, &self.quota, handle.ino, op, &handle.path, now)?;

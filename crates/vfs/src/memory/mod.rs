@@ -14,6 +14,7 @@ use crate::error::{ErrorKind, VfsError, VfsResult};
 use crate::metadata::{DirEntry, FileKind, Metadata, Usage};
 use crate::path::VfsPath;
 use crate::quota::Quota;
+use crate::write_budget::WriteBudget;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tree::{Content, Inode, Journal, ROOT_INO, Tree, Volume};
@@ -31,6 +32,7 @@ pub struct MemFs {
     tree: Mutex<Tree>,
     clock: Arc<dyn Clock>,
     quota: Quota,
+    writes: WriteBudget,
 }
 
 impl std::fmt::Debug for MemFs {
@@ -82,12 +84,18 @@ impl MemFs {
             }),
             clock,
             quota,
+            writes: WriteBudget::default(),
         }
     }
 
     /// The limits this filesystem enforces.
     pub fn quota(&self) -> Quota {
         self.quota
+    }
+
+    /// The bound on what the running command writes to files (none outside commands).
+    pub fn write_budget(&self) -> &WriteBudget {
+        &self.writes
     }
 
     fn lock(&self) -> MutexGuard<'_, Tree> {
@@ -195,6 +203,8 @@ impl MemFs {
     }
 
     fn write_with(&self, path: &VfsPath, op: WriteOp<'_>) -> VfsResult<()> {
+        // Before anything changes: a refused write creates no file.
+        self.writes.charge(op.written(), &path.to_string())?;
         let now = self.clock.now();
         let mut tree = self.lock();
         let ino = match tree.resolve_for_write(path)? {

@@ -440,6 +440,7 @@ impl MemFs {
             tree: Mutex::new(tree),
             clock,
             quota,
+            writes: crate::write_budget::WriteBudget::default(),
         })
     }
 

@@ -373,3 +373,23 @@ fn hard_link_errors() {
     fs.rename(&p("/f"), &p("/g")).unwrap();
     assert!(fs.exists(&p("/f")) && fs.exists(&p("/g")));
 }
+
+#[test]
+fn a_command_s_write_budget_refuses_what_does_not_fit_and_changes_nothing() {
+    let (fs, _) = fs();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    fs.write_budget().start(10, stop.clone());
+    fs.write(&p("/a"), b"12345678").unwrap();
+    let err = fs.write(&p("/b"), b"123").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::FileTooLarge);
+    assert!(!fs.exists(&p("/b")), "a refused write creates no file");
+    assert!(stop.load(std::sync::atomic::Ordering::SeqCst));
+    // Through an open handle too.
+    let handle = fs.open(&p("/a")).unwrap();
+    assert!(fs.append_handle(&handle, b"xyz").is_err());
+    fs.close(handle);
+    assert_eq!(fs.read(&p("/a")).unwrap(), b"12345678");
+    assert!(fs.write_budget().finish());
+    // Outside a command, nothing is bounded.
+    fs.write(&p("/c"), &[0; 100]).unwrap();
+}

@@ -19,6 +19,17 @@ impl WriteOp<'_> {
         matches!(self, WriteOp::Replace(_) | WriteOp::ReplaceOwned(_))
     }
 
+    /// The bytes it writes (a truncation writes none).
+    pub(super) fn written(&self) -> u64 {
+        match *self {
+            WriteOp::Replace(data) | WriteOp::Append(data) | WriteOp::At(_, data) => {
+                data.len() as u64
+            }
+            WriteOp::ReplaceOwned(ref data) => data.len() as u64,
+            WriteOp::Truncate(_) => 0,
+        }
+    }
+
     pub(super) fn new_len(&self, old: u64) -> u64 {
         match *self {
             WriteOp::Replace(data) => data.len() as u64,

@@ -1,0 +1,453 @@
+//! `tar -t` and `tar -x`: the archive read (gzip found by its magic, as GNU tar
+//! finds it), members chosen by name, then listed or written out (modes and times
+//! restored, directories' last), with GNU tar's messages.
+
+use super::archive::{self, Entry, Kind};
+use super::{Compression, Operation, Session, glob_match, has_wildcards};
+use crate::commands::fileops::date::format_minutes;
+use crate::commands::fileops::is_dev_null;
+use crate::commands::fileops::modes::permission_string;
+use crate::commands::gzip::format::{self as gzip, Problem};
+use crate::commands::util::{read_stdin, strerror};
+use sandtab_vfs::{ErrorKind, FileKind, Timestamp, VfsError, VfsPath};
+
+/// A directory whose mode and time are set once everything inside it is written.
+struct PendingDir {
+    path: VfsPath,
+    mode: u32,
+    mtime: i64,
+}
+
+/// GNU tar's width for the owner and size columns, which grows with what it shows.
+const OWNER_SIZE_WIDTH: usize = 19;
+
+impl Session<'_, '_, '_> {
+    pub(super) async fn extract(&mut self) -> bashkit::Result<i32> {
+        let extracting = self.options.operation == Some(Operation::Extract);
+        let base = if extracting {
+            match self.extraction_dir() {
+                Ok(base) => base,
+                Err(dir) => {
+                    let message = format!("{dir}: Cannot open: No such file or directory");
+                    return self.fatal(message).await;
+                }
+            }
+        } else {
+            self.run.files.cwd.clone()
+        };
+        let data = match self.read_archive().await? {
+            Ok(data) => data,
+            Err(status) => return Ok(status),
+        };
+        let contents = archive::read(&data);
+        if contents.not_an_archive {
+            self.error("This does not look like a tar archive").await?;
+        }
+        for _ in 0..contents.skipped {
+            self.error("Skipping to next header").await?;
+        }
+        let operands: Vec<String> = self
+            .options
+            .members
+            .iter()
+            .map(|m| m.name.clone())
+            .collect();
+        let mut matched = vec![false; operands.len()];
+        let mut pending = Vec::new();
+        let count = contents.entries.len();
+        for (index, (entry, body)) in contents.entries.iter().enumerate() {
+            if !self.selected(&entry.name, &operands, &mut matched) {
+                continue;
+            }
+            let truncated = contents.truncated && index + 1 == count;
+            if extracting {
+                self.extract_entry(&base, entry, body, truncated, &mut pending)
+                    .await?;
+            } else {
+                self.list_entry(entry).await?;
+            }
+        }
+        if contents.truncated {
+            return self.fatal("Unexpected EOF in archive").await;
+        }
+        self.finish_dirs(pending).await;
+        self.report_unmatched(&operands, &matched).await?;
+        Ok(0)
+    }
+
+    /// The directory `-C` names (each relative to the one before); `Err` with the
+    /// name that is not a directory.
+    fn extraction_dir(&self) -> Result<VfsPath, String> {
+        let mut base = self.run.files.cwd.clone();
+        for dir in &self.options.dirs {
+            let next = base.join(dir).ok().filter(|next| {
+                self.run
+                    .fs()
+                    .mem()
+                    .stat(next)
+                    .is_ok_and(|meta| meta.kind == FileKind::Directory)
+            });
+            base = next.ok_or_else(|| dir.clone())?;
+        }
+        Ok(base)
+    }
+
+    /// The archive's bytes, decompressed; `Err` with the status after a fatal error.
+    async fn read_archive(&mut self) -> bashkit::Result<Result<Vec<u8>, i32>> {
+        let archive = self.options.archive.clone();
+        let data = if archive == "-" {
+            read_stdin(self.run.ctx()).await?
+        } else if self.run.path(&archive).is_ok_and(|path| is_dev_null(&path)) {
+            Vec::new()
+        } else {
+            match self.run.read(&archive).await {
+                Ok(data) => data,
+                Err(err) => {
+                    let message = format!("{archive}: Cannot open: {}", strerror(&err));
+                    return self.fatal(message).await.map(Err);
+                }
+            }
+        };
+        let gzipped = data.starts_with(&[0x1f, 0x8b]);
+        let missing = match self.options.compression {
+            Compression::Missing(program) => Some(program),
+            _ if data.starts_with(b"BZh") => Some("bzip2"),
+            _ if data.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) => Some("xz"),
+            _ if data.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) => Some("zstd"),
+            _ => None,
+        };
+        if let Some(program) = missing {
+            return self.missing_program(program).await.map(Err);
+        }
+        if !gzipped && self.options.compression != Compression::Gzip {
+            return Ok(Ok(data));
+        }
+        let decoded = gzip::decompress(&data);
+        match decoded.problem {
+            None => Ok(Ok(decoded.data)),
+            Some(problem) => {
+                let problem = if problem == Problem::NotGzip || data.is_empty() {
+                    Problem::NotGzip
+                } else {
+                    problem
+                };
+                let message = format!(
+                    "\ngzip: stdin: {}\ntar: Child returned status 1\ntar: Error is not recoverable: exiting now\n",
+                    problem.message()
+                );
+                self.run.out.err(message).await?;
+                Ok(Err(2))
+            }
+        }
+    }
+
+    /// Whether the member `name` is wanted (all are when none are named).
+    fn selected(&self, name: &str, operands: &[String], matched: &mut [bool]) -> bool {
+        if operands.is_empty() {
+            return true;
+        }
+        let name = name.trim_end_matches('/');
+        let wildcards = self.options.wildcards == Some(true);
+        let mut any = false;
+        for (operand, seen) in operands.iter().zip(matched.iter_mut()) {
+            let wanted = operand.trim_end_matches('/');
+            let hit = if wildcards && has_wildcards(wanted) {
+                glob_match(wanted, name)
+                    || name
+                        .match_indices('/')
+                        .any(|(at, _)| glob_match(wanted, &name[..at]))
+            } else {
+                name == wanted
+                    || name
+                        .strip_prefix(wanted)
+                        .is_some_and(|rest| rest.starts_with('/'))
+                    || wanted.is_empty()
+            };
+            if hit {
+                *seen = true;
+                any = true;
+            }
+        }
+        any
+    }
+
+    async fn report_unmatched(
+        &mut self,
+        operands: &[String],
+        matched: &[bool],
+    ) -> bashkit::Result<()> {
+        let mut warned_patterns = false;
+        for (operand, seen) in operands.iter().zip(matched) {
+            if *seen {
+                continue;
+            }
+            if !warned_patterns && self.options.wildcards.is_none() && has_wildcards(operand) {
+                warned_patterns = true;
+                self.run
+                    .warn("Pattern matching characters used in file names")
+                    .await?;
+                self.run
+                    .warn("Use --wildcards to enable pattern matching, or --no-wildcards to suppress this warning")
+                    .await?;
+            }
+            self.error(format!("{operand}: Not found in archive"))
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn list_entry(&mut self, entry: &Entry) -> bashkit::Result<()> {
+        let line = if self.options.verbose > 0 {
+            self.long_line(entry)
+        } else {
+            entry.name.clone()
+        };
+        self.list_line(&line).await
+    }
+
+    /// `tar -tv`'s line: `-rw-r--r-- user/group  size YYYY-MM-DD HH:MM name`.
+    pub(super) fn long_line(&self, entry: &Entry) -> String {
+        let user = if entry.user.is_empty() {
+            entry.uid.to_string()
+        } else {
+            entry.user.clone()
+        };
+        let group = if entry.group.is_empty() {
+            entry.gid.to_string()
+        } else {
+            entry.group.clone()
+        };
+        let size = entry.size.to_string();
+        let pad = user.len() + 1 + group.len() + 1 + size.len();
+        let width = OWNER_SIZE_WIDTH.max(pad) - pad + size.len();
+        let mut line = format!(
+            "{}{} {user}/{group} {size:>width$} {} {}",
+            entry.kind.letter(),
+            permission_string(entry.mode),
+            format_minutes(entry.mtime),
+            entry.name
+        );
+        match entry.kind {
+            Kind::Symlink => line.push_str(&format!(" -> {}", entry.link)),
+            Kind::HardLink => line.push_str(&format!(" link to {}", entry.link)),
+            _ => {}
+        }
+        line
+    }
+
+    /// `name` less `--strip-components` leading parts; `None` when nothing is left.
+    fn stripped<'n>(&self, name: &'n str) -> Option<&'n str> {
+        let mut rest = name;
+        for _ in 0..self.options.strip {
+            let trimmed = rest.trim_start_matches('/');
+            let slash = trimmed.find('/')?;
+            rest = &trimmed[slash + 1..];
+        }
+        let rest = rest.trim_start_matches('/');
+        (!rest.trim_end_matches('/').is_empty()).then_some(rest)
+    }
+
+    async fn extract_entry(
+        &mut self,
+        base: &VfsPath,
+        entry: &Entry,
+        body: &[u8],
+        truncated: bool,
+        pending: &mut Vec<PendingDir>,
+    ) -> bashkit::Result<()> {
+        let Some(stripped) = self.stripped(&entry.name) else {
+            return Ok(());
+        };
+        let name = self.safe_name(stripped, "member names").await?;
+        if name.is_empty() || name.split('/').any(|part| part == "..") {
+            let message = format!("{}: Member name contains '..'", entry.name);
+            return self.error(message).await;
+        }
+        if self.options.verbose > 1 {
+            let line = self.long_line(entry);
+            self.list_line(&line).await?;
+        } else if self.options.verbose == 1 {
+            self.list_line(&entry.name).await?;
+        }
+        if self.options.to_stdout {
+            if entry.kind == Kind::File {
+                self.run.out.out(body).await?;
+            }
+            return Ok(());
+        }
+        let path = match base.join(&name) {
+            Ok(path) => path,
+            Err(err) => return self.cannot("open", &name, &err).await,
+        };
+        if let Some(parent) = path.parent()
+            && let Err(err) = self.run.fs().mem().create_dir_all(&parent)
+        {
+            return self.cannot("open", &name, &err).await;
+        }
+        match entry.kind {
+            Kind::Directory => self.extract_dir(&name, &path, entry, pending).await,
+            Kind::File => {
+                self.extract_file(&name, &path, entry, body, truncated)
+                    .await
+            }
+            Kind::Symlink => {
+                if !self.clear_way(&name, &path).await? {
+                    return Ok(());
+                }
+                if let Err(err) = self.run.fs().mem().symlink(&entry.link, &path) {
+                    return self.cannot("create symlink to", &name, &err).await;
+                }
+                Ok(())
+            }
+            Kind::HardLink => self.extract_hard_link(base, &name, &path, entry).await,
+            Kind::Other(_) => {
+                let err = VfsError::new(ErrorKind::NotPermitted, name.as_str());
+                self.cannot("mknod", &name, &err).await
+            }
+        }
+    }
+
+    /// `tar: NAME: Cannot WHAT: strerror`, a non-fatal error.
+    async fn cannot(&mut self, what: &str, name: &str, err: &VfsError) -> bashkit::Result<()> {
+        self.error(format!("{name}: Cannot {what}: {}", strerror(err)))
+            .await
+    }
+
+    /// Makes room for a new non-directory at `path`: `-k` refuses, `--skip-old-files`
+    /// skips, otherwise what is there is removed. Whether to go on.
+    async fn clear_way(&mut self, name: &str, path: &VfsPath) -> bashkit::Result<bool> {
+        let mem = self.run.fs().mem();
+        let Ok(existing) = mem.lstat(path) else {
+            return Ok(true);
+        };
+        if self.options.skip_old {
+            return Ok(false);
+        }
+        if self.options.keep_old {
+            let err = VfsError::new(ErrorKind::AlreadyExists, name);
+            self.cannot("open", name, &err).await?;
+            return Ok(false);
+        }
+        let removed = if existing.kind == FileKind::Directory {
+            mem.remove_dir(path)
+        } else {
+            mem.remove_file(path)
+        };
+        match removed {
+            Ok(()) => Ok(true),
+            Err(err) => {
+                self.cannot("open", name, &err).await?;
+                Ok(false)
+            }
+        }
+    }
+
+    async fn extract_dir(
+        &mut self,
+        name: &str,
+        path: &VfsPath,
+        entry: &Entry,
+        pending: &mut Vec<PendingDir>,
+    ) -> bashkit::Result<()> {
+        let mem = self.run.fs().mem();
+        match mem.lstat(path) {
+            Ok(meta) if meta.kind == FileKind::Directory => {}
+            Ok(_) => {
+                if !self.clear_way(name, path).await? {
+                    return Ok(());
+                }
+                if let Err(err) = mem.create_dir(path) {
+                    return self.cannot("mkdir", name, &err).await;
+                }
+            }
+            Err(_) => {
+                if let Err(err) = mem.create_dir(path) {
+                    return self.cannot("mkdir", name, &err).await;
+                }
+            }
+        }
+        pending.push(PendingDir {
+            path: path.clone(),
+            mode: entry.mode,
+            mtime: entry.mtime,
+        });
+        Ok(())
+    }
+
+    async fn extract_file(
+        &mut self,
+        name: &str,
+        path: &VfsPath,
+        entry: &Entry,
+        body: &[u8],
+        truncated: bool,
+    ) -> bashkit::Result<()> {
+        if !self.clear_way(name, path).await? {
+            return Ok(());
+        }
+        let mem = self.run.fs().mem();
+        let written = mem
+            .write(path, body)
+            .and_then(|()| mem.set_mode(path, entry.mode));
+        if let Err(err) = written {
+            return self.cannot("open", name, &err).await;
+        }
+        if truncated {
+            // GNU tar notices the short file as it writes it, then again reading on.
+            return self.run.warn("Unexpected EOF in archive").await;
+        }
+        self.set_mtime(path, entry.mtime);
+        Ok(())
+    }
+
+    async fn extract_hard_link(
+        &mut self,
+        base: &VfsPath,
+        name: &str,
+        path: &VfsPath,
+        entry: &Entry,
+    ) -> bashkit::Result<()> {
+        let target_name = self.stripped(&entry.link).unwrap_or(&entry.link).to_owned();
+        let target_name = target_name.trim_start_matches('/').to_owned();
+        let target = match base.join(&target_name) {
+            Ok(target) => target,
+            Err(err) => return self.cannot("hard link to", name, &err).await,
+        };
+        if target == *path {
+            return Ok(());
+        }
+        if !self.clear_way(name, path).await? {
+            return Ok(());
+        }
+        if let Err(err) = self.run.fs().mem().hard_link(&target, path) {
+            let message = format!(
+                "{name}: Cannot hard link to '{target_name}': {}",
+                strerror(&err)
+            );
+            return self.error(message).await;
+        }
+        Ok(())
+    }
+
+    fn set_mtime(&self, path: &VfsPath, mtime: i64) {
+        if self.options.touch {
+            return;
+        }
+        let nanos = u64::try_from(mtime)
+            .unwrap_or(0)
+            .saturating_mul(1_000_000_000);
+        let _ = self
+            .run
+            .fs()
+            .mem()
+            .set_times(path, None, Some(Timestamp(nanos)));
+    }
+
+    /// Directories' modes and times, innermost first, once their contents are in.
+    async fn finish_dirs(&mut self, pending: Vec<PendingDir>) {
+        for dir in pending.iter().rev() {
+            let _ = self.run.fs().mem().set_mode(&dir.path, dir.mode);
+            self.set_mtime(&dir.path, dir.mtime);
+        }
+    }
+}
