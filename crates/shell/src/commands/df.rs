@@ -194,10 +194,11 @@ fn human(bytes: u64, base: u64) -> String {
     if unit == 0 {
         return bytes.to_string();
     }
-    let suffix = if base == 1000 {
-        units[unit].to_lowercase().replace('k', "k")
+    // Powers of 1000 (`--si`) write kilo as `k`.
+    let suffix = if base == 1000 && unit == 1 {
+        "k"
     } else {
-        units[unit].to_owned()
+        units[unit]
     };
     if value < 10.0 {
         format!("{:.1}{suffix}", (value * 10.0).ceil() / 10.0)
@@ -216,6 +217,8 @@ mod tests {
         assert_eq!(human(1536, 1024), "1.5K");
         assert_eq!(human(270_000_000_000, 1024), "252G");
         assert_eq!(human(1 << 50, 1024), "1.0P");
+        assert_eq!(human(1500, 1000), "1.5k");
+        assert_eq!(human(2_500_000, 1000), "2.5M");
     }
 
     #[test]

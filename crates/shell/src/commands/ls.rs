@@ -945,7 +945,11 @@ fn c_escape(name: &str, in_quotes: bool) -> String {
 /// Formats a time with a strftime format (the fields GNU's `date` knows best).
 pub(super) fn strftime(format: &str, time: Timestamp) -> String {
     let c = Civil::from_secs(epoch_secs(time));
-    let twelve = if c.hour % 12 == 0 { 12 } else { c.hour % 12 };
+    let twelve = if c.hour.is_multiple_of(12) {
+        12
+    } else {
+        c.hour % 12
+    };
     let mut text = String::new();
     let mut chars = format.chars();
     while let Some(ch) = chars.next() {
