@@ -680,7 +680,7 @@ fn bracket_match(pattern: &[char], c: Option<char>) -> Option<(bool, &[char])> {
     None
 }
 
-/// GNU's `filevercmp`-like natural order: runs of digits compare by value.
+/// Natural (version) order: runs of digits compare by value.
 fn version_cmp(a: &str, b: &str) -> Ordering {
     let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
     while !a.is_empty() || !b.is_empty() {
@@ -878,7 +878,7 @@ fn child_name(dir: &str, name: &str) -> String {
 // ---------------------------------------------------------------------------------
 // Printing.
 
-/// Sizes like `4.0K`, `16K`, `1.5M`: GNU's `human_readable` rounding up.
+/// Sizes like `4.0K`, `16K`, `1.5M`: rounded up as GNU's are.
 fn human_size(bytes: u64, base: u64) -> String {
     const UNITS: [char; 8] = ['K', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'];
     let (bytes, base) = (u128::from(bytes), u128::from(base));

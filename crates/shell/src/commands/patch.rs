@@ -1,9 +1,2308 @@
-//! (being written)
+//! `patch`: GNU patch applying unified, context and normal diffs (git's extended
+//! headers too: new, deleted and renamed files, mode changes) to the sandbox's files.
+//! Hunks are found where the diff says or nearby (offset), with fuzz, as GNU finds
+//! them; a hunk that fails goes to `FILE.rej`, the original to `FILE.orig`. Without a
+//! terminal, GNU's questions take their default answers, so the same words appear here.
 
-use bashkit::BashBuilder;
-use sandtab_vfs::SandboxFs;
+use super::diff::getopt::{self, Arg, HasArg};
+use super::diff::shell_quote as quote;
+use super::util::{Files, Output, read_stdin, strerror};
+use bashkit::{BashBuilder, CommandContext, CommandStatus};
+use sandtab_vfs::{FileKind, SandboxFs, VfsPath};
 use std::sync::Arc;
 
-pub(crate) fn register(builder: BashBuilder, _fs: &Arc<SandboxFs>) -> BashBuilder {
-    builder
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+    builder.command("patch", Patch { fs: fs.clone() })
+}
+
+struct Patch {
+    fs: Arc<SandboxFs>,
+}
+
+#[bashkit::async_trait]
+impl bashkit::Command for Patch {
+    async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+        let opts = match parse_args(ctx.args) {
+            Ok(Parsed::Run(opts)) => *opts,
+            Ok(Parsed::Help) => return print(&ctx, HELP).await,
+            Ok(Parsed::Version) => return print(&ctx, VERSION).await,
+            Err(ArgError::Usage(message)) => {
+                let text =
+                    format!("patch: {message}\npatch: Try 'patch --help' for more information.\n");
+                ctx.stderr.write_all(text.as_bytes()).await?;
+                return Ok(CommandStatus::with_code(2));
+            }
+            Err(ArgError::Fatal(message)) => {
+                ctx.stderr
+                    .write_all(format!("patch: **** {message}\n").as_bytes())
+                    .await?;
+                return Ok(CommandStatus::with_code(2));
+            }
+        };
+        let mut run = Run::new(&self.fs, &ctx, opts);
+        let status = run.main().await?;
+        run.out.finish(status).await
+    }
+}
+
+async fn print(ctx: &CommandContext<'_>, text: &str) -> bashkit::Result<CommandStatus> {
+    ctx.stdout.write_all(text.as_bytes()).await?;
+    Ok(CommandStatus::with_code(0))
+}
+
+const VERSION: &str = "GNU patch 2.7.6\n";
+
+const HELP: &str = "\
+Usage: patch [OPTION]... [ORIGFILE [PATCHFILE]]
+
+  -p NUM  --strip=NUM  Strip NUM leading components from file names.
+  -F LINES  --fuzz LINES  Set the fuzz factor to LINES for inexact matching.
+  -l  --ignore-whitespace  Ignore white space changes between patch and input.
+  -R  --reverse  Assume patches were created with old and new files swapped.
+  -N  --forward  Ignore patches that appear to be reversed or already applied.
+  -i PATCHFILE  --input=PATCHFILE  Read patch from PATCHFILE instead of stdin.
+  -o FILE  --output=FILE  Output patched files to FILE.
+  -r FILE  --reject-file=FILE  Output rejects to FILE.
+  -d DIR  --directory=DIR  Change the working directory to DIR first.
+  -E  --remove-empty-files  Remove output files that are empty after patching.
+  -b  --backup  Back up the original contents of each file.
+  --backup-if-mismatch  Back up if the patch does not match exactly (default).
+  --no-backup-if-mismatch  Back up mismatches only if otherwise requested.
+  -z SUFFIX  --suffix=SUFFIX  Append SUFFIX to backup file names (default .orig).
+  -t  --batch  Ask no questions; skip bad-Prereq patches; assume reversed.
+  -f  --force  Like -t, but ignore bad-Prereq patches, and assume unreversed.
+  -s  --quiet  --silent  Work silently unless an error occurs.
+  --dry-run  Do not actually change any files; just print what would happen.
+  -v  --version  Output version info.
+  --help  Output this help.
+";
+
+const LONG_OPTIONS: &[(&str, HasArg)] = &[
+    ("strip", HasArg::Required),
+    ("input", HasArg::Required),
+    ("output", HasArg::Required),
+    ("directory", HasArg::Required),
+    ("reject-file", HasArg::Required),
+    ("fuzz", HasArg::Required),
+    ("suffix", HasArg::Required),
+    ("prefix", HasArg::Required),
+    ("basename-prefix", HasArg::Required),
+    ("version-control", HasArg::Required),
+    ("ifdef", HasArg::Required),
+    ("get", HasArg::Required),
+    ("debug", HasArg::Required),
+    ("reject-format", HasArg::Required),
+    ("read-only", HasArg::Required),
+    ("quoting-style", HasArg::Required),
+    ("merge", HasArg::Optional),
+    ("backup", HasArg::No),
+    ("context", HasArg::No),
+    ("ed", HasArg::No),
+    ("remove-empty-files", HasArg::No),
+    ("force", HasArg::No),
+    ("ignore-whitespace", HasArg::No),
+    ("normal", HasArg::No),
+    ("forward", HasArg::No),
+    ("reverse", HasArg::No),
+    ("silent", HasArg::No),
+    ("quiet", HasArg::No),
+    ("batch", HasArg::No),
+    ("set-time", HasArg::No),
+    ("set-utc", HasArg::No),
+    ("unified", HasArg::No),
+    ("version", HasArg::No),
+    ("dry-run", HasArg::No),
+    ("verbose", HasArg::No),
+    ("posix", HasArg::No),
+    ("binary", HasArg::No),
+    ("no-backup-if-mismatch", HasArg::No),
+    ("backup-if-mismatch", HasArg::No),
+    ("follow-symlinks", HasArg::No),
+    ("help", HasArg::No),
+];
+
+const SPEC: getopt::Spec = getopt::Spec {
+    flags: "bceEflnNRstTuvZ",
+    with_value: "pioOdrFzBVDgxY",
+    long: LONG_OPTIONS,
+};
+
+#[derive(Debug, Clone)]
+struct Options {
+    strip: Option<usize>,
+    input: Option<String>,
+    output: Option<String>,
+    directory: Option<String>,
+    reject_file: Option<String>,
+    fuzz: usize,
+    /// `-z`: the backup suffix given (`.orig` without one).
+    suffix: Option<String>,
+    /// `-B`: a prefix for backup names.
+    prefix: Option<String>,
+    reverse: bool,
+    forward: bool,
+    dry_run: bool,
+    silent: bool,
+    force: bool,
+    batch: bool,
+    backup: bool,
+    backup_if_mismatch: bool,
+    remove_empty: bool,
+    ignore_whitespace: bool,
+    verbose: bool,
+    /// `--binary`: CRs at the ends of the patch's lines stay.
+    binary: bool,
+    /// The file named on the command line, patched whatever the diff names.
+    target: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            strip: None,
+            input: None,
+            output: None,
+            directory: None,
+            reject_file: None,
+            fuzz: 2,
+            suffix: None,
+            prefix: None,
+            reverse: false,
+            forward: false,
+            dry_run: false,
+            silent: false,
+            force: false,
+            batch: false,
+            backup: false,
+            backup_if_mismatch: true,
+            remove_empty: false,
+            ignore_whitespace: false,
+            verbose: false,
+            binary: false,
+            target: None,
+        }
+    }
+}
+
+enum Parsed {
+    Run(Box<Options>),
+    Help,
+    Version,
+}
+
+enum ArgError {
+    /// A usage error (followed by GNU's `Try 'patch --help'` line).
+    Usage(String),
+    /// A fatal error (`patch: **** ...`).
+    Fatal(String),
+}
+
+fn parse_args(args: &[String]) -> Result<Parsed, ArgError> {
+    let mut opts = Options::default();
+    let mut operands = Vec::new();
+    for (arg, _) in getopt::parse(args, &SPEC).map_err(ArgError::Usage)? {
+        let (short, value) = match arg {
+            Arg::Operand(operand) => {
+                operands.push(operand);
+                continue;
+            }
+            Arg::Short(c, value) => (c, value),
+            Arg::Long(name, value) => match long_to_short(name) {
+                Some(c) => (c, value),
+                None => match name {
+                    "help" => return Ok(Parsed::Help),
+                    _ => {
+                        long_only(&mut opts, name);
+                        continue;
+                    }
+                },
+            },
+        };
+        if short == 'v' {
+            return Ok(Parsed::Version);
+        }
+        short_option(&mut opts, short, value.unwrap_or_default())?;
+    }
+    let mut operands = operands.into_iter();
+    opts.target = operands.next();
+    if let Some(patch_file) = operands.next() {
+        opts.input = Some(patch_file);
+    }
+    if let Some(extra) = operands.next() {
+        return Err(ArgError::Usage(format!("{extra}: extra operand")));
+    }
+    Ok(Parsed::Run(Box::new(opts)))
+}
+
+fn long_to_short(name: &str) -> Option<char> {
+    Some(match name {
+        "strip" => 'p',
+        "input" => 'i',
+        "output" => 'o',
+        "directory" => 'd',
+        "reject-file" => 'r',
+        "fuzz" => 'F',
+        "suffix" => 'z',
+        "prefix" => 'B',
+        "basename-prefix" => 'Y',
+        "version-control" => 'V',
+        "ifdef" => 'D',
+        "get" => 'g',
+        "debug" => 'x',
+        "backup" => 'b',
+        "context" => 'c',
+        "ed" => 'e',
+        "remove-empty-files" => 'E',
+        "force" => 'f',
+        "ignore-whitespace" => 'l',
+        "normal" => 'n',
+        "forward" => 'N',
+        "reverse" => 'R',
+        "silent" | "quiet" => 's',
+        "batch" => 't',
+        "set-time" => 'T',
+        "set-utc" => 'Z',
+        "unified" => 'u',
+        "version" => 'v',
+        _ => return None,
+    })
+}
+
+fn long_only(opts: &mut Options, name: &str) {
+    match name {
+        "dry-run" => opts.dry_run = true,
+        "verbose" => opts.verbose = true,
+        "binary" => opts.binary = true,
+        "no-backup-if-mismatch" => opts.backup_if_mismatch = false,
+        "backup-if-mismatch" => opts.backup_if_mismatch = true,
+        "posix" => opts.backup_if_mismatch = false,
+        // Accepted without effect here.
+        _ => {}
+    }
+}
+
+fn short_option(opts: &mut Options, c: char, value: String) -> Result<(), ArgError> {
+    match c {
+        'p' => {
+            let count = getopt::count(&value)
+                .ok_or_else(|| ArgError::Fatal(format!("strip count {value} is not a number")))?;
+            opts.strip = Some(count);
+        }
+        'F' => {
+            opts.fuzz = getopt::count(&value)
+                .ok_or_else(|| ArgError::Fatal(format!("fuzz factor {value} is not a number")))?;
+        }
+        'i' => opts.input = Some(value),
+        'o' => opts.output = Some(value),
+        'd' => opts.directory = Some(value),
+        'r' => opts.reject_file = Some(value),
+        'z' => opts.suffix = Some(value),
+        'B' => opts.prefix = Some(value),
+        'b' => opts.backup = true,
+        'E' => opts.remove_empty = true,
+        'f' => opts.force = true,
+        'l' => opts.ignore_whitespace = true,
+        'N' => opts.forward = true,
+        'R' => opts.reverse = true,
+        's' => opts.silent = true,
+        't' => opts.batch = true,
+        'D' => return Err(ArgError::Fatal("--ifdef is not supported".into())),
+        // Input format hints, version control, times, debugging: nothing to do.
+        _ => {}
+    }
+    Ok(())
+}
+
+/// One line of a hunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum HunkLine {
+    Context(Vec<u8>),
+    Delete(Vec<u8>),
+    Insert(Vec<u8>),
+}
+
+impl HunkLine {
+    fn text(&self) -> &[u8] {
+        match self {
+            HunkLine::Context(t) | HunkLine::Delete(t) | HunkLine::Insert(t) => t,
+        }
+    }
+
+    fn text_mut(&mut self) -> &mut Vec<u8> {
+        match self {
+            HunkLine::Context(t) | HunkLine::Delete(t) | HunkLine::Insert(t) => t,
+        }
+    }
+
+    fn in_old(&self) -> bool {
+        !matches!(self, HunkLine::Insert(_))
+    }
+
+    fn in_new(&self) -> bool {
+        !matches!(self, HunkLine::Delete(_))
+    }
+
+    fn swapped(&self) -> HunkLine {
+        match self {
+            HunkLine::Context(t) => HunkLine::Context(t.clone()),
+            HunkLine::Delete(t) => HunkLine::Insert(t.clone()),
+            HunkLine::Insert(t) => HunkLine::Delete(t.clone()),
+        }
+    }
+}
+
+/// A hunk. `old_first` is GNU's first line: for an empty range, the line after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Hunk {
+    old_first: usize,
+    old_len: usize,
+    new_first: usize,
+    new_len: usize,
+    /// What followed the `@@ ... @@` (a function name).
+    suffix: String,
+    lines: Vec<HunkLine>,
+}
+
+impl Hunk {
+    /// The hunk undoing this one. In each run of changes the deletions come first, as
+    /// GNU keeps them.
+    fn swapped(&self) -> Hunk {
+        let mut lines = Vec::with_capacity(self.lines.len());
+        let mut inserts = Vec::new();
+        for line in self.lines.iter().map(HunkLine::swapped) {
+            match line {
+                HunkLine::Insert(_) => inserts.push(line),
+                HunkLine::Delete(_) => lines.push(line),
+                HunkLine::Context(_) => {
+                    lines.append(&mut inserts);
+                    lines.push(line);
+                }
+            }
+        }
+        lines.append(&mut inserts);
+        Hunk {
+            old_first: self.new_first,
+            old_len: self.new_len,
+            new_first: self.old_first,
+            new_len: self.old_len,
+            suffix: self.suffix.clone(),
+            lines,
+        }
+    }
+
+    /// The lines the file must have: context and deleted lines.
+    fn pattern(&self) -> Vec<&[u8]> {
+        self.lines
+            .iter()
+            .filter(|l| l.in_old())
+            .map(HunkLine::text)
+            .collect()
+    }
+
+    fn prefix_context(&self) -> usize {
+        self.lines
+            .iter()
+            .take_while(|l| matches!(l, HunkLine::Context(_)))
+            .count()
+    }
+
+    fn suffix_context(&self) -> usize {
+        self.lines
+            .iter()
+            .rev()
+            .take_while(|l| matches!(l, HunkLine::Context(_)))
+            .count()
+    }
+}
+
+/// Git's extended header lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct GitHeader {
+    old: String,
+    new: String,
+    new_file: bool,
+    deleted: bool,
+    rename: bool,
+    copy: bool,
+    old_mode: Option<u32>,
+    new_mode: Option<u32>,
+    binary: bool,
+}
+
+/// The part of a patch for one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct FilePatch {
+    /// Names from the `---`/`+++` (or `***`/`---`) lines, times cut off.
+    old_name: Option<String>,
+    new_name: Option<String>,
+    /// What followed each name on its header line (a tab and a time), for the `.rej`.
+    old_rest: String,
+    new_rest: String,
+    index_name: Option<String>,
+    git: Option<GitHeader>,
+    hunks: Vec<Hunk>,
+    /// The patch's lines before the first hunk, for "can't find file" messages.
+    leading_text: Vec<String>,
+    /// The patch's line number (1-based) of the first hunk.
+    first_hunk_line: usize,
+    /// A malformed hunk: GNU stops with this message once it reaches it.
+    error: Option<String>,
+    /// How GNU names the format (`--verbose`).
+    kind: &'static str,
+}
+
+/// Splits `data` into lines, each with its `\n`.
+fn lines_of(data: &[u8]) -> Vec<&[u8]> {
+    data.split_inclusive(|&b| b == b'\n').collect()
+}
+
+fn text(line: &[u8]) -> String {
+    String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line)).into_owned()
+}
+
+/// Reads a patch into its per-file parts.
+struct Parser<'p> {
+    lines: Vec<&'p [u8]>,
+    at: usize,
+}
+
+impl<'p> Parser<'p> {
+    fn new(data: &'p [u8]) -> Self {
+        Self {
+            lines: lines_of(data),
+            at: 0,
+        }
+    }
+
+    fn line(&self, at: usize) -> Option<&'p [u8]> {
+        self.lines.get(at).copied()
+    }
+
+    fn starts(&self, at: usize, prefix: &[u8]) -> bool {
+        self.line(at).is_some_and(|l| l.starts_with(prefix))
+    }
+
+    fn parse(mut self) -> Vec<FilePatch> {
+        let mut files = Vec::new();
+        let mut section_start = 0;
+        let mut git: Option<GitHeader> = None;
+        let mut index_name = None;
+        while let Some(line) = self.line(self.at) {
+            if let Some(header) = line.strip_prefix(b"diff --git ") {
+                if let Some(done) = git.take() {
+                    files.push(self.git_only(done, section_start, self.at));
+                    section_start = self.at;
+                }
+                git = Some(parse_git_line(&text(header)));
+                self.at += 1;
+                continue;
+            }
+            if git
+                .as_mut()
+                .is_some_and(|header| git_extended_line(header, &text(line)))
+            {
+                self.at += 1;
+                continue;
+            }
+            if let Some(name) = line.strip_prefix(b"Index: ") {
+                index_name = Some(text(name).trim().to_owned());
+            }
+            let unified = line.starts_with(b"--- ")
+                && self.starts(self.at + 1, b"+++ ")
+                && self.starts(self.at + 2, b"@@ -");
+            let context = line.starts_with(b"*** ")
+                && self.starts(self.at + 1, b"--- ")
+                && self.starts(self.at + 2, b"***************");
+            if unified || context {
+                let mut file = self.headers(section_start, git.take(), index_name.take());
+                self.at += 2;
+                file.first_hunk_line = self.at + 1;
+                if unified {
+                    file.kind = "unified";
+                    self.unified_hunks(&mut file);
+                } else {
+                    file.kind = "new-style context";
+                    self.context_hunks(&mut file);
+                }
+                files.push(file);
+                section_start = self.at;
+                continue;
+            }
+            if git.is_none() && normal_command(line).is_some() && self.normal_body_follows() {
+                let mut file = FilePatch {
+                    leading_text: self.leading(section_start, self.at),
+                    first_hunk_line: self.at + 1,
+                    kind: "normal",
+                    ..FilePatch::default()
+                };
+                self.normal_hunks(&mut file);
+                files.push(file);
+                section_start = self.at;
+                continue;
+            }
+            self.at += 1;
+        }
+        if let Some(done) = git.take() {
+            files.push(self.git_only(done, section_start, self.at));
+        }
+        files
+    }
+
+    fn leading(&self, from: usize, to: usize) -> Vec<String> {
+        self.lines[from..to.min(self.lines.len())]
+            .iter()
+            .map(|l| text(l))
+            .collect()
+    }
+
+    /// A git patch with no hunks (a mode change, a rename, an empty new file).
+    fn git_only(&self, git: GitHeader, from: usize, to: usize) -> FilePatch {
+        FilePatch {
+            leading_text: self.leading(from, to),
+            first_hunk_line: to + 1,
+            git: Some(git),
+            kind: "unified",
+            ..FilePatch::default()
+        }
+    }
+
+    /// The file names on the two header lines at `self.at`.
+    fn headers(
+        &self,
+        from: usize,
+        git: Option<GitHeader>,
+        index_name: Option<String>,
+    ) -> FilePatch {
+        let header = |at: usize| {
+            let line = self.line(at).unwrap_or_default();
+            split_header_name(&text(line.get(4..).unwrap_or_default()))
+        };
+        let (old_name, old_rest) = header(self.at);
+        let (new_name, new_rest) = header(self.at + 1);
+        FilePatch {
+            old_name: Some(old_name),
+            new_name: Some(new_name),
+            old_rest,
+            new_rest,
+            index_name,
+            git,
+            leading_text: self.leading(from, self.at + 2),
+            ..FilePatch::default()
+        }
+    }
+
+    fn unified_hunks(&mut self, file: &mut FilePatch) {
+        while let Some(line) = self.line(self.at) {
+            let Some((old, new, suffix)) = parse_unified_header(&text(line)) else {
+                break;
+            };
+            self.at += 1;
+            match self.unified_body(old, new, suffix) {
+                Ok(hunk) => file.hunks.push(hunk),
+                Err(error) => {
+                    file.error = Some(error);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// GNU's message for the line it choked on, which keeps that line's newline.
+    fn malformed(&self) -> String {
+        match self.line(self.at) {
+            Some(line) => {
+                let line = String::from_utf8_lossy(line);
+                format!("malformed patch at line {}: {line}", self.at + 1)
+            }
+            None => {
+                // At the end GNU counts the complete lines and shows an empty one.
+                let complete = self.lines.iter().filter(|l| l.ends_with(b"\n")).count();
+                format!("malformed patch at line {complete}:  \n")
+            }
+        }
+    }
+
+    fn unified_body(
+        &mut self,
+        (old_first, old_len): (usize, usize),
+        (new_first, new_len): (usize, usize),
+        suffix: String,
+    ) -> Result<Hunk, String> {
+        let mut hunk = Hunk {
+            old_first: if old_len == 0 {
+                old_first + 1
+            } else {
+                old_first
+            },
+            old_len,
+            new_first: if new_len == 0 {
+                new_first + 1
+            } else {
+                new_first
+            },
+            new_len,
+            suffix,
+            lines: Vec::new(),
+        };
+        let (mut old_left, mut new_left) = (old_len, new_len);
+        // Whether the input ran out (then GNU makes up blank context lines).
+        let mut ran_out = false;
+        while old_left > 0 || new_left > 0 {
+            let line = match self.line(self.at) {
+                Some(line) => line,
+                // A few missing lines were blank ones an editor chopped off, GNU assumes.
+                None if new_left <= 3 => {
+                    ran_out = true;
+                    b" \n"
+                }
+                None => return Err("unexpected end of file in patch".into()),
+            };
+            let body = line.get(1..).unwrap_or_default().to_vec();
+            let entry = match line.first() {
+                Some(b' ') if old_left > 0 && new_left > 0 => HunkLine::Context(body),
+                // A line starting with a newline or a tab lost its space.
+                Some(b'\n' | b'\t') if old_left > 0 && new_left > 0 => {
+                    HunkLine::Context(line.to_vec())
+                }
+                Some(b'-') if old_left > 0 => HunkLine::Delete(body),
+                Some(b'+') if new_left > 0 => HunkLine::Insert(body),
+                Some(b'\\') if !ran_out => {
+                    strip_last_newline(&mut hunk.lines);
+                    self.at += 1;
+                    continue;
+                }
+                _ => return Err(self.malformed()),
+            };
+            if entry.in_old() {
+                old_left -= 1;
+            }
+            if entry.in_new() {
+                new_left -= 1;
+            }
+            hunk.lines.push(entry);
+            if !ran_out {
+                self.at += 1;
+            }
+        }
+        if self.starts(self.at, b"\\") {
+            strip_last_newline(&mut hunk.lines);
+            self.at += 1;
+        }
+        if hunk.lines.iter().all(|l| matches!(l, HunkLine::Context(_))) {
+            // A hunk that changes nothing is malformed; GNU names the last line read.
+            self.at = if ran_out {
+                self.lines.len()
+            } else {
+                self.at - 1
+            };
+            return Err(self.malformed());
+        }
+        Ok(hunk)
+    }
+
+    fn context_hunks(&mut self, file: &mut FilePatch) {
+        while let Some(line) = self.line(self.at) {
+            if !line.starts_with(b"***************") {
+                break;
+            }
+            let suffix = text(&line[15..]);
+            self.at += 1;
+            match self.context_body(suffix) {
+                Ok(hunk) => file.hunks.push(hunk),
+                Err(error) => {
+                    file.error = Some(error);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One side of a context hunk: its lines with their two-character marks.
+    fn context_side(&mut self, stop: &dyn Fn(&[u8]) -> bool) -> Vec<(u8, Vec<u8>)> {
+        let mut side: Vec<(u8, Vec<u8>)> = Vec::new();
+        while let Some(line) = self.line(self.at) {
+            if stop(line) {
+                break;
+            }
+            if line.starts_with(b"\\") {
+                if let Some((_, last)) = side.last_mut() {
+                    strip_newline(last);
+                }
+            } else if line.len() >= 2 && b" !+-".contains(&line[0]) && line[1] == b' ' {
+                side.push((line[0], line[2..].to_vec()));
+            } else if line == b"\n" {
+                side.push((b' ', b"\n".to_vec()));
+            } else {
+                break;
+            }
+            self.at += 1;
+        }
+        side
+    }
+
+    fn context_body(&mut self, suffix: String) -> Result<Hunk, String> {
+        let old_range = self
+            .line(self.at)
+            .and_then(|l| parse_context_range(&text(l), "*** ", " ****"))
+            .ok_or_else(|| self.malformed())?;
+        self.at += 1;
+        let old = self.context_side(&|l| l.starts_with(b"--- "));
+        let new_range = self
+            .line(self.at)
+            .and_then(|l| parse_context_range(&text(l), "--- ", " ----"))
+            .ok_or_else(|| self.malformed())?;
+        self.at += 1;
+        let new =
+            self.context_side(&|l| l.starts_with(b"***************") || l.starts_with(b"*** "));
+        let lines = merge_context_sides(old, new);
+        let hunk = Hunk {
+            old_first: old_range.0,
+            old_len: old_range.1,
+            new_first: new_range.0,
+            new_len: new_range.1,
+            suffix,
+            lines,
+        };
+        let counts = (
+            hunk.lines.iter().filter(|l| l.in_old()).count(),
+            hunk.lines.iter().filter(|l| l.in_new()).count(),
+        );
+        if counts != (hunk.old_len, hunk.new_len) {
+            return Err(self.malformed());
+        }
+        Ok(hunk)
+    }
+
+    /// Whether the line after a normal diff's command is one of its `<`/`>` lines.
+    fn normal_body_follows(&self) -> bool {
+        self.starts(self.at + 1, b"< ") || self.starts(self.at + 1, b"> ")
+    }
+
+    fn normal_hunks(&mut self, file: &mut FilePatch) {
+        while let Some(command) = self.line(self.at).and_then(normal_command) {
+            self.at += 1;
+            let mut hunk = command;
+            let mut deleted = 0;
+            while deleted < hunk.old_len && self.starts(self.at, b"< ") {
+                let line = self.line(self.at).unwrap_or_default();
+                hunk.lines.push(HunkLine::Delete(line[2..].to_vec()));
+                deleted += 1;
+                self.at += 1;
+                self.no_newline_marker(&mut hunk.lines);
+            }
+            if hunk.old_len > 0 && hunk.new_len > 0 {
+                if !self.starts(self.at, b"---") {
+                    file.error = Some(self.malformed());
+                    return;
+                }
+                self.at += 1;
+            }
+            let mut inserted = 0;
+            while inserted < hunk.new_len && self.starts(self.at, b"> ") {
+                let line = self.line(self.at).unwrap_or_default();
+                hunk.lines.push(HunkLine::Insert(line[2..].to_vec()));
+                inserted += 1;
+                self.at += 1;
+                self.no_newline_marker(&mut hunk.lines);
+            }
+            if (deleted, inserted) != (hunk.old_len, hunk.new_len) {
+                file.error = Some(self.malformed());
+                return;
+            }
+            file.hunks.push(hunk);
+        }
+    }
+
+    fn no_newline_marker(&mut self, lines: &mut [HunkLine]) {
+        if self.starts(self.at, b"\\") {
+            strip_last_newline(lines);
+            self.at += 1;
+        }
+    }
+}
+
+fn strip_newline(line: &mut Vec<u8>) {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+}
+
+fn strip_last_newline(lines: &mut [HunkLine]) {
+    if let Some(last) = lines.last_mut() {
+        strip_newline(last.text_mut());
+    }
+}
+
+/// A context hunk's two sides as one list of lines. A side given without lines (only
+/// insertions or only deletions) has the other side's context.
+fn merge_context_sides(old: Vec<(u8, Vec<u8>)>, new: Vec<(u8, Vec<u8>)>) -> Vec<HunkLine> {
+    let context_of = |side: &[(u8, Vec<u8>)]| -> Vec<(u8, Vec<u8>)> {
+        side.iter()
+            .filter(|(mark, _)| *mark == b' ')
+            .cloned()
+            .collect()
+    };
+    let (old, new) = match (old.is_empty(), new.is_empty()) {
+        (true, false) => (context_of(&new), new),
+        (false, true) => {
+            let context = context_of(&old);
+            (old, context)
+        }
+        _ => (old, new),
+    };
+    let (mut i, mut j) = (0, 0);
+    let mut lines = Vec::new();
+    while i < old.len() || j < new.len() {
+        match (old.get(i), new.get(j)) {
+            (Some((b'-' | b'!', t)), _) => {
+                lines.push(HunkLine::Delete(t.clone()));
+                i += 1;
+            }
+            (_, Some((b'+' | b'!', t))) => {
+                lines.push(HunkLine::Insert(t.clone()));
+                j += 1;
+            }
+            (Some((_, t)), _) => {
+                lines.push(HunkLine::Context(t.clone()));
+                i += 1;
+                j += 1;
+            }
+            (None, Some((_, t))) => {
+                lines.push(HunkLine::Context(t.clone()));
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    lines
+}
+
+/// `@@ -a,b +c,d @@ suffix` as ((a, b), (c, d), suffix).
+/// A range of lines: where it starts and how many.
+type Span = (usize, usize);
+
+fn parse_unified_header(line: &str) -> Option<(Span, Span, String)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, suffix) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    Some((parse_range(old)?, parse_range(new)?, suffix.to_owned()))
+}
+
+/// A line number or count in a hunk header. Absurd ones are cut down (no file has
+/// that many lines) so that the arithmetic on them cannot overflow.
+fn line_number(text: &str) -> Option<usize> {
+    const MAX: usize = 1 << 30;
+    getopt::count(text).map(|n| n.min(MAX))
+}
+
+/// `a,b` (or `a`, one line) as (a, b).
+fn parse_range(text: &str) -> Option<(usize, usize)> {
+    match text.split_once(',') {
+        Some((start, len)) => Some((line_number(start)?, line_number(len)?)),
+        None => Some((line_number(text)?, 1)),
+    }
+}
+
+/// `*** a,b ****` as (first, count); `*** 0 ****` is empty.
+fn parse_context_range(line: &str, prefix: &str, suffix: &str) -> Option<(usize, usize)> {
+    let range = line.strip_prefix(prefix)?.trim_end().strip_suffix(suffix)?;
+    let (first, last) = match range.split_once(',') {
+        Some((a, b)) => (line_number(a)?, line_number(b)?),
+        None => {
+            let n = line_number(range)?;
+            (n, n)
+        }
+    };
+    if first == 0 || last < first {
+        // An empty range names the line before it.
+        return Some((first.max(last) + 1, 0));
+    }
+    Some((first, last - first + 1))
+}
+
+/// A normal diff's command line (`2c2`, `3a4,5`, `1,2d0`) as an empty hunk.
+fn normal_command(line: &[u8]) -> Option<Hunk> {
+    let line = text(line);
+    let at = line.find(['a', 'c', 'd'])?;
+    let (old, rest) = line.split_at(at);
+    let (letter, new) = rest.split_at(1);
+    let old = parse_normal_range(old)?;
+    let new = parse_normal_range(new)?;
+    let (old_len, new_len) = match letter {
+        "a" => (0, new.1 - new.0 + 1),
+        "d" => (old.1 - old.0 + 1, 0),
+        _ => (old.1 - old.0 + 1, new.1 - new.0 + 1),
+    };
+    Some(Hunk {
+        old_first: if old_len == 0 { old.0 + 1 } else { old.0 },
+        old_len,
+        new_first: if new_len == 0 { new.0 + 1 } else { new.0 },
+        new_len,
+        suffix: String::new(),
+        lines: Vec::new(),
+    })
+}
+
+fn parse_normal_range(text: &str) -> Option<(usize, usize)> {
+    let (first, last) = match text.split_once(',') {
+        Some((a, b)) => (line_number(a)?, line_number(b)?),
+        None => (line_number(text)?, line_number(text)?),
+    };
+    (last >= first).then_some((first, last))
+}
+
+/// `a/x b/y` of a `diff --git` line.
+fn parse_git_line(names: &str) -> GitHeader {
+    let (old, new) = if names.starts_with('"') {
+        let (old, rest) = unquote_c(names);
+        (old, unquote_c(rest.trim_start()).0)
+    } else {
+        // Without quotes the two names are the same length when nothing was renamed.
+        match names.split_once(" b/") {
+            Some((old, new)) => (old.to_owned(), format!("b/{new}")),
+            None => match names.split_once(' ') {
+                Some((old, new)) => (old.to_owned(), new.to_owned()),
+                None => (names.to_owned(), names.to_owned()),
+            },
+        }
+    };
+    GitHeader {
+        old,
+        new,
+        ..GitHeader::default()
+    }
+}
+
+/// Records a git extended header line; false if `line` is not one.
+fn git_extended_line(git: &mut GitHeader, line: &str) -> bool {
+    let value = |prefix: &str| line.strip_prefix(prefix).map(str::to_owned);
+    let mode = |text: &str| u32::from_str_radix(text.trim(), 8).ok();
+    if let Some(m) = value("new file mode ") {
+        git.new_file = true;
+        git.new_mode = mode(&m);
+    } else if let Some(m) = value("deleted file mode ").or_else(|| value("old mode ")) {
+        git.deleted |= line.starts_with("deleted");
+        git.old_mode = mode(&m);
+    } else if let Some(m) = value("new mode ") {
+        git.new_mode = mode(&m);
+    } else if let Some(name) = value("rename from ").or_else(|| value("copy from ")) {
+        git.rename |= line.starts_with("rename");
+        git.copy |= line.starts_with("copy");
+        git.old = format!("a/{}", unquote_c(&name).0);
+    } else if let Some(name) = value("rename to ").or_else(|| value("copy to ")) {
+        git.new = format!("b/{}", unquote_c(&name).0);
+    } else if line.starts_with("GIT binary patch") || line.starts_with("Binary files ") {
+        git.binary = true;
+    } else {
+        return ["similarity index ", "dissimilarity index ", "index "]
+            .iter()
+            .any(|p| line.starts_with(p));
+    }
+    true
+}
+
+/// A C-quoted name (`"a\tb"`) and what follows it; a name without quotes as is.
+fn unquote_c(text: &str) -> (String, &str) {
+    let Some(body) = text.strip_prefix('"') else {
+        return (text.to_owned(), "");
+    };
+    let mut out = Vec::new();
+    let mut chars = body.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '"' => return (String::from_utf8_lossy(&out).into_owned(), &body[at + 1..]),
+            '\\' => {
+                let Some((_, escaped)) = chars.next() else {
+                    break;
+                };
+                match escaped {
+                    'n' => out.push(b'\n'),
+                    't' => out.push(b'\t'),
+                    '0'..='7' => {
+                        let mut value = escaped.to_digit(8).unwrap_or(0);
+                        for _ in 0..2 {
+                            let next = chars.clone().next().and_then(|(_, d)| d.to_digit(8));
+                            if let Some(d) = next {
+                                value = value * 8 + d;
+                                chars.next();
+                            }
+                        }
+                        out.push(u8::try_from(value & 0xff).unwrap_or(0));
+                    }
+                    other => out.extend_from_slice(other.to_string().as_bytes()),
+                }
+            }
+            c => out.extend_from_slice(c.to_string().as_bytes()),
+        }
+    }
+    (String::from_utf8_lossy(&out).into_owned(), "")
+}
+
+/// The name on a `---` line and what follows it (a tab and a time).
+fn split_header_name(rest: &str) -> (String, String) {
+    if rest.starts_with('"') {
+        let (name, after) = unquote_c(rest);
+        return (name, after.to_owned());
+    }
+    if let Some(tab) = rest.find('\t') {
+        return (rest[..tab].to_owned(), rest[tab..].to_owned());
+    }
+    // Without a tab, a time after spaces (`name  2024-01-01 ...`) is cut off too.
+    let bytes = rest.as_bytes();
+    for (at, _) in rest.match_indices(' ') {
+        let after = rest[at..].trim_start();
+        let date = after.as_bytes();
+        if date.len() >= 10
+            && date[..4].iter().all(u8::is_ascii_digit)
+            && date[4] == b'-'
+            && date[7] == b'-'
+            && at > 0
+            && bytes[at - 1] != b' '
+        {
+            return (rest[..at].to_owned(), rest[at..].to_owned());
+        }
+    }
+    (rest.trim_end().to_owned(), String::new())
+}
+
+/// `name` without its first `strip` components; all of its directories when no `-p`
+/// was given. `None` when it has fewer components than that.
+fn strip_name(name: &str, strip: Option<usize>) -> Option<String> {
+    let Some(strip) = strip else {
+        return name.rsplit('/').next().map(str::to_owned);
+    };
+    let mut rest = name;
+    for _ in 0..strip {
+        let slash = rest.find('/')?;
+        rest = rest[slash + 1..].trim_start_matches('/');
+    }
+    (!rest.is_empty()).then(|| rest.to_owned())
+}
+
+/// Whether a header's time is the epoch in UTC (`1970-01-01 00:00:00.000000000 +0000`).
+fn is_epoch(rest: &str) -> bool {
+    let Some(after) = rest.trim_start().strip_prefix("1970-01-01 00:00:00") else {
+        return false;
+    };
+    let after = after
+        .strip_prefix('.')
+        .map_or(after, |f| f.trim_start_matches('0'));
+    matches!(after.trim(), "" | "+0000" | "-0000")
+}
+
+fn is_dev_null(name: &Option<String>) -> bool {
+    name.as_deref() == Some("/dev/null")
+}
+
+/// GNU's pick among existing candidates: fewest components, then shortest base name,
+/// then shortest name, then the first.
+fn best_name(names: &[String]) -> Option<&String> {
+    names.iter().min_by_key(|name| {
+        let components = name.split('/').filter(|c| !c.is_empty()).count();
+        let base = name.rsplit('/').next().map_or(0, str::len);
+        (components, base, name.len())
+    })
+}
+
+/// Whether a line of the file matches a line of a hunk.
+fn lines_match(file: &[u8], hunk: &[u8], loose: bool) -> bool {
+    if !loose {
+        return file == hunk;
+    }
+    let words = |line: &[u8]| -> Vec<Vec<u8>> {
+        line.split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    words(file) == words(hunk)
+}
+
+/// Where hunks land in one file. Each hunk is looked for where its diff puts it,
+/// moved by how far the hunks before it were found from theirs, then ever further
+/// after and before that place, never before the end of the last hunk applied.
+struct Locator<'f> {
+    file: &'f [&'f [u8]],
+    /// How far the hunks found so far were from where their diff put them.
+    in_offset: isize,
+    /// The last line (1-based) that applied hunks used: later hunks go after it.
+    last_frozen: usize,
+    loose: bool,
+}
+
+/// Which of a hunk's lines must match, with `fuzz` context lines let go at each end.
+/// Context a diff cut short marks an end of the file: a hunk with less context before
+/// its changes than after them starts the file (and one with less after ends it),
+/// unless the fuzz lets go of the difference.
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    skip_before: usize,
+    skip_after: usize,
+    at_start: bool,
+    at_end: bool,
+}
+
+impl Fit {
+    fn new(before: usize, after: usize, fuzz: usize) -> Self {
+        let full = before.max(after);
+        Self {
+            skip_before: (fuzz + before).saturating_sub(full),
+            skip_after: (fuzz + after).saturating_sub(full),
+            at_start: fuzz + before < full,
+            at_end: fuzz + after < full,
+        }
+    }
+}
+
+impl Locator<'_> {
+    /// Whether the hunk's `pattern`, but for the lines `fit` lets go, is at line `base`
+    /// (1-based).
+    fn matches_at(&self, pattern: &[&[u8]], base: isize, fit: Fit) -> bool {
+        let end = pattern.len().saturating_sub(fit.skip_after);
+        (fit.skip_before..end).all(|i| {
+            let Ok(at) = usize::try_from(base - 1 + i as isize) else {
+                return false;
+            };
+            self.file
+                .get(at)
+                .is_some_and(|line| lines_match(line, pattern[i], self.loose))
+        })
+    }
+
+    /// The line (1-based) where `hunk` applies with `fuzz`, remembering how far it was
+    /// from where its diff said.
+    fn locate(&mut self, hunk: &Hunk, fuzz: usize) -> Option<usize> {
+        let pattern = hunk.pattern();
+        let expected = hunk.old_first as isize + self.in_offset;
+        if pattern.is_empty() {
+            return usize::try_from(expected.max(1)).ok();
+        }
+        let fit = Fit::new(hunk.prefix_context(), hunk.suffix_context(), fuzz);
+        let lines = self.file.len() as isize;
+        let needed = (pattern.len() - fit.skip_after) as isize;
+        // The first line the hunk may start at: after what earlier hunks used, though
+        // context let go of may reach back over it.
+        let lowest = (self.last_frozen as isize + 1 - fit.skip_before as isize).max(1);
+        let highest = lines - needed + 1;
+        if fit.at_start {
+            let fits =
+                self.last_frozen == 0 && needed <= lines && self.matches_at(&pattern, 1, fit);
+            return fits.then(|| self.found(expected, 1));
+        }
+        if fit.at_end {
+            let fits = highest >= lowest && self.matches_at(&pattern, highest, fit);
+            return fits.then(|| self.found(expected, highest));
+        }
+        let mut distance = 0;
+        loop {
+            let later = expected + distance;
+            let earlier = expected - distance;
+            let later_possible = later <= highest && later >= lowest;
+            let earlier_possible = distance > 0 && earlier >= lowest && earlier <= highest;
+            if later_possible && self.matches_at(&pattern, later, fit) {
+                return Some(self.found(expected, later));
+            }
+            if earlier_possible && self.matches_at(&pattern, earlier, fit) {
+                return Some(self.found(expected, earlier));
+            }
+            if later > highest && earlier < lowest {
+                return None;
+            }
+            distance += 1;
+        }
+    }
+
+    /// Records that the hunk expected at `expected` was found at `at`.
+    fn found(&mut self, expected: isize, at: isize) -> usize {
+        self.in_offset += at - expected;
+        usize::try_from(at).unwrap_or(1)
+    }
+}
+
+/// The reply GNU's questions get without a terminal: their default, after the question.
+enum Verdict {
+    Reverse,
+    ApplyAnyway,
+    Skip,
+}
+
+/// What became of one file's hunks.
+#[derive(Default)]
+struct Applied {
+    output: Vec<u8>,
+    /// The rejected hunks, as the `.rej` file shows them.
+    failed: Vec<Vec<u8>>,
+    total: usize,
+    mismatch: bool,
+    skipped: bool,
+}
+
+/// One `patch` invocation.
+struct Run<'r, 'c, 'a> {
+    fs: &'r Arc<SandboxFs>,
+    ctx: &'c CommandContext<'a>,
+    out: Output<'c, 'a>,
+    opts: Options,
+    /// Where relative names start (the `-d` directory).
+    base: VfsPath,
+    /// Messages go to stderr when the patched file goes to stdout (`-o -`).
+    to_stderr: bool,
+}
+
+impl<'r, 'c, 'a> Run<'r, 'c, 'a> {
+    fn new(fs: &'r Arc<SandboxFs>, ctx: &'c CommandContext<'a>, opts: Options) -> Self {
+        let base = Files::new(fs, ctx).cwd;
+        let to_stderr = opts.output.as_deref() == Some("-");
+        Self {
+            fs,
+            ctx,
+            out: Output::new(ctx),
+            opts,
+            base,
+            to_stderr,
+        }
+    }
+
+    fn files(&self) -> Files<'r> {
+        Files {
+            fs: self.fs,
+            cwd: self.base.clone(),
+        }
+    }
+
+    async fn say(&mut self, text: impl AsRef<str>) -> bashkit::Result<()> {
+        if self.to_stderr {
+            self.out.err(text).await
+        } else {
+            self.out.out(text.as_ref()).await
+        }
+    }
+
+    async fn fatal(&mut self, message: &str) -> bashkit::Result<i32> {
+        self.out.err(format!("patch: **** {message}\n")).await?;
+        Ok(2)
+    }
+
+    async fn main(&mut self) -> bashkit::Result<i32> {
+        let dir = self.opts.directory.clone();
+        if let Some(Err(message)) = dir.map(|dir| self.enter_directory(&dir)) {
+            return self.fatal(&message).await;
+        }
+        let data = match self.read_patch().await? {
+            Ok(data) => data,
+            Err(message) => return self.fatal(&message).await,
+        };
+        let data = match self.opts.binary {
+            false if crlf_headers(&data) => {
+                self.say("(Stripping trailing CRs from patch; use --binary to disable.)\n")
+                    .await?;
+                strip_crs(&data)
+            }
+            _ => data,
+        };
+        let patches = Parser::new(&data).parse();
+        // A normal diff names no file: without one on the command line GNU finds
+        // nothing it can use.
+        let nameless =
+            |p: &FilePatch| p.old_name.is_none() && p.git.is_none() && p.index_name.is_none();
+        if patches.is_empty() || (self.opts.target.is_none() && patches.iter().all(nameless)) {
+            if data.iter().all(u8::is_ascii_whitespace) {
+                return Ok(0);
+            }
+            return self
+                .fatal("Only garbage was found in the patch input.")
+                .await;
+        }
+        let mut status = 0;
+        for (index, patch) in patches.iter().enumerate() {
+            if self.opts.verbose {
+                self.introduce(patch, index == 0).await?;
+            }
+            let code = self.apply_file(patch).await?;
+            status = status.max(code);
+            if code == 2 {
+                return Ok(code);
+            }
+        }
+        if self.opts.verbose {
+            self.say("done\n").await?;
+        }
+        Ok(status)
+    }
+
+    /// `--verbose`: what GNU says it found before each file's part.
+    async fn introduce(&mut self, patch: &FilePatch, first: bool) -> bashkit::Result<()> {
+        let which = if first {
+            "Looks"
+        } else {
+            "The next patch looks"
+        };
+        let mut text = format!("Hmm...  {which} like a {} diff to me...\n", patch.kind);
+        text.push_str(&leading_text_block(&patch.leading_text));
+        self.say(text).await
+    }
+
+    /// `-d DIR`: names are taken from there.
+    fn enter_directory(&mut self, dir: &str) -> Result<(), String> {
+        let target = self.files().path(dir).map_err(|e| strerror(&e).to_owned());
+        let meta = target
+            .clone()
+            .and_then(|p| self.fs.mem().stat(&p).map_err(|e| strerror(&e).to_owned()));
+        match (target, meta) {
+            (Ok(path), Ok(meta)) if meta.kind == FileKind::Directory => {
+                self.base = path;
+                Ok(())
+            }
+            (_, Err(why)) => Err(format!("Can't change to directory {dir} : {why}")),
+            _ => Err(format!("Can't change to directory {dir} : Not a directory")),
+        }
+    }
+
+    /// The patch, from `-i FILE` (or the second operand) or stdin.
+    async fn read_patch(&mut self) -> bashkit::Result<Result<Vec<u8>, String>> {
+        match self.opts.input.clone() {
+            Some(name) if name != "-" => Ok(self
+                .files()
+                .read(&name)
+                .await
+                .map_err(|err| format!("Can't open patch file {name} : {}", strerror(&err)))),
+            _ => Ok(Ok(read_stdin(self.ctx).await?)),
+        }
+    }
+
+    fn exists(&self, name: &str) -> bool {
+        self.files()
+            .stat(name)
+            .is_ok_and(|m| m.kind == FileKind::File)
+    }
+
+    /// The file a patch is for, chosen as GNU chooses; `None` if there is none.
+    fn choose_file(&self, patch: &FilePatch) -> Option<(String, String)> {
+        if let Some(target) = &self.opts.target {
+            return Some((target.clone(), target.clone()));
+        }
+        let strip = |name: &Option<String>| {
+            name.as_ref()
+                .filter(|n| n.as_str() != "/dev/null")
+                .and_then(|n| strip_name(n, self.opts.strip))
+        };
+        if let Some(git) = &patch.git {
+            let old = strip(&Some(git.old.clone()));
+            let new = strip(&Some(git.new.clone()));
+            let (old, new) = match (old, new) {
+                (Some(old), Some(new)) => (old, new),
+                (Some(name), None) | (None, Some(name)) => (name.clone(), name),
+                (None, None) => return None,
+            };
+            let (input, output) = if self.opts.reverse {
+                (new, old)
+            } else {
+                (old, new)
+            };
+            let (creates, deletes) = self.directed_null_sides(patch);
+            return (creates || deletes || self.exists(&input)).then_some((input, output));
+        }
+        let mut candidates: Vec<String> = [strip(&patch.old_name), strip(&patch.new_name)]
+            .into_iter()
+            .flatten()
+            .collect();
+        if candidates.is_empty() {
+            candidates.extend(strip(&patch.index_name));
+        }
+        let existing: Vec<String> = candidates
+            .iter()
+            .filter(|n| self.exists(n))
+            .cloned()
+            .collect();
+        if let Some(best) = best_name(&existing) {
+            return Some((best.clone(), best.clone()));
+        }
+        // No such file: fine for a patch that creates one, and a deletion is told
+        // that its file is gone.
+        let (_, deletes) = self.directed_null_sides(patch);
+        let name = if self.is_creation(patch) {
+            strip(&patch.new_name).or_else(|| strip(&patch.old_name))?
+        } else if deletes {
+            strip(&patch.old_name)?
+        } else {
+            return None;
+        };
+        Some((name.clone(), name))
+    }
+
+    /// Whether the patch, in the current direction, creates and deletes its file.
+    fn directed_null_sides(&self, patch: &FilePatch) -> (bool, bool) {
+        let (old_null, new_null) = self.null_sides(patch);
+        if self.opts.reverse {
+            (new_null, old_null)
+        } else {
+            (old_null, new_null)
+        }
+    }
+
+    /// Whether the patch (in the current direction) makes a new file.
+    fn is_creation(&self, patch: &FilePatch) -> bool {
+        let (old_null, new_null) = self.null_sides(patch);
+        let old_empty = !patch.hunks.is_empty()
+            && patch
+                .hunks
+                .iter()
+                .all(|h| h.old_len == 0 && h.old_first <= 1);
+        if self.opts.reverse {
+            new_null
+        } else {
+            old_null || old_empty
+        }
+    }
+
+    /// Whether the old and new sides are `/dev/null` (git: new or deleted file).
+    fn null_sides(&self, patch: &FilePatch) -> (bool, bool) {
+        let git_new = patch.git.as_ref().is_some_and(|g| g.new_file);
+        let git_deleted = patch.git.as_ref().is_some_and(|g| g.deleted);
+        // `diff -N` dates an absent file at the epoch.
+        (
+            is_dev_null(&patch.old_name) || git_new || is_epoch(&patch.old_rest),
+            is_dev_null(&patch.new_name) || git_deleted || is_epoch(&patch.new_rest),
+        )
+    }
+
+    async fn cant_find(&mut self, patch: &FilePatch) -> bashkit::Result<i32> {
+        let hint = if self.opts.strip.is_some() {
+            "used the wrong"
+        } else {
+            "should have used the"
+        };
+        let mut text = format!(
+            "can't find file to patch at input line {}\nPerhaps you {hint} -p or --strip option?\n",
+            patch.first_hunk_line
+        );
+        text.push_str(&leading_text_block(&patch.leading_text));
+        if self.opts.force || self.opts.batch {
+            text.push_str("No file to patch.  Skipping patch.\n");
+        } else {
+            text.push_str("File to patch: \nSkip this patch? [y] \nSkipping patch.\n");
+        }
+        let count = patch.hunks.len();
+        text.push_str(&format!(
+            "{count} out of {count} hunk{} ignored\n",
+            plural(count)
+        ));
+        self.say(text).await?;
+        Ok(1)
+    }
+
+    /// What to do with a patch that looks reversed.
+    async fn ask_reverse(&mut self, message: &str) -> bashkit::Result<Verdict> {
+        let reverse = self.opts.reverse;
+        let (verdict, tail) = if self.opts.forward {
+            (Verdict::Skip, "  Skipping patch.\n")
+        } else if self.opts.force {
+            (Verdict::ApplyAnyway, "  Applying it anyway.\n")
+        } else if self.opts.batch {
+            (
+                Verdict::Reverse,
+                if reverse {
+                    "  Ignoring -R.\n"
+                } else {
+                    "  Assuming -R.\n"
+                },
+            )
+        } else if reverse {
+            (
+                Verdict::Skip,
+                "  Ignore -R? [n] \nApply anyway? [n] \nSkipping patch.\n",
+            )
+        } else {
+            (
+                Verdict::Skip,
+                "  Assume -R? [n] \nApply anyway? [n] \nSkipping patch.\n",
+            )
+        };
+        self.say(format!("{message}{tail}")).await?;
+        Ok(verdict)
+    }
+
+    /// Applies the part of the patch for one file; its exit status.
+    async fn apply_file(&mut self, patch: &FilePatch) -> bashkit::Result<i32> {
+        let Some((input_name, output_name)) = self.choose_file(patch) else {
+            return self.cant_find(patch).await;
+        };
+        if patch.git.as_ref().is_some_and(|g| g.binary) {
+            let text = format!(
+                "File {}: git binary diffs are not supported.\n",
+                quote(&output_name)
+            );
+            self.say(text).await?;
+            return Ok(1);
+        }
+        let saved_reverse = self.opts.reverse;
+        let status = self.apply_named(patch, &input_name, &output_name).await;
+        self.opts.reverse = saved_reverse;
+        status
+    }
+
+    async fn apply_named(
+        &mut self,
+        patch: &FilePatch,
+        input_name: &str,
+        output_name: &str,
+    ) -> bashkit::Result<i32> {
+        let exists = self.exists(input_name);
+        let original = if exists {
+            match self.files().read(input_name).await {
+                Ok(data) => Some(data),
+                Err(err) => {
+                    return self
+                        .fatal(&format!(
+                            "Can't open file {input_name} : {}",
+                            strerror(&err)
+                        ))
+                        .await;
+                }
+            }
+        } else {
+            None
+        };
+        if let Some(code) = self
+            .check_create_delete(patch, output_name, original.as_deref())
+            .await?
+        {
+            return Ok(code);
+        }
+        let shown = self
+            .opts
+            .output
+            .clone()
+            .unwrap_or_else(|| output_name.to_owned());
+        let verb = if self.opts.dry_run {
+            "checking"
+        } else {
+            "patching"
+        };
+        let mut header = format!("{verb} file {}", quote(&shown));
+        if self.opts.output.is_some() {
+            header.push_str(&format!(" (read from {})", quote(input_name)));
+        } else if let Some(git) = patch
+            .git
+            .as_ref()
+            .filter(|g| (g.rename || g.copy) && input_name != output_name)
+        {
+            let how = if git.rename { "renamed" } else { "copied" };
+            header.push_str(&format!(" ({how} from {})", quote(input_name)));
+        }
+        if !self.opts.silent {
+            self.say(format!("{header}\n")).await?;
+        }
+        if self.opts.verbose {
+            self.say("Using Plan A...\n").await?;
+        }
+        if let Some(error) = &patch.error {
+            return self.fatal(error).await;
+        }
+        let data = original.clone().unwrap_or_default();
+        let applied = self.apply_hunks(patch, &data).await?;
+        let rej_name = self
+            .opts
+            .reject_file
+            .clone()
+            .unwrap_or_else(|| format!("{output_name}.rej"));
+        if !applied.failed.is_empty() {
+            let (failed, total) = (applied.failed.len(), applied.total);
+            let what = if applied.skipped { "ignored" } else { "FAILED" };
+            let mut text = format!("{failed} out of {total} hunk{} {what}", plural(total));
+            if !self.opts.dry_run {
+                text.push_str(&format!(" -- saving rejects to file {}", quote(&rej_name)));
+            }
+            self.say(format!("{text}\n")).await?;
+        }
+        if self.opts.dry_run {
+            return Ok(i32::from(!applied.failed.is_empty()));
+        }
+        if !applied.failed.is_empty() && rej_name != "-" {
+            let rej = self.reject_text(patch, &applied.failed);
+            self.write_file(&rej_name, &rej).await;
+        }
+        if applied.skipped {
+            return Ok(1);
+        }
+        let backup = self.opts.backup || (self.opts.backup_if_mismatch && applied.mismatch);
+        self.store(
+            patch,
+            input_name,
+            output_name,
+            original.as_deref(),
+            &applied.output,
+            backup,
+        )
+        .await?;
+        Ok(i32::from(!applied.failed.is_empty()))
+    }
+
+    /// GNU's checks that a patch creating a file finds none there, and one deleting a
+    /// file finds it. `Some(status)` if the patch is skipped.
+    async fn check_create_delete(
+        &mut self,
+        patch: &FilePatch,
+        name: &str,
+        original: Option<&[u8]>,
+    ) -> bashkit::Result<Option<i32>> {
+        let (creates, deletes) = self.directed_null_sides(patch);
+        let message = match original {
+            Some(data) if creates && !data.is_empty() => "create",
+            None if deletes => "delete",
+            _ => return Ok(None),
+        };
+        let which = if message == "create" {
+            "already exists"
+        } else {
+            "does not exist"
+        };
+        let text = format!(
+            "The next patch would {message} the file {},\nwhich {which}!",
+            quote(name)
+        );
+        match self.ask_reverse(&text).await? {
+            Verdict::Reverse => {
+                self.opts.reverse = !self.opts.reverse;
+                Ok(None)
+            }
+            Verdict::ApplyAnyway => Ok(None),
+            Verdict::Skip => {
+                let count = patch.hunks.len();
+                self.say(format!(
+                    "{count} out of {count} hunk{} ignored\n",
+                    plural(count)
+                ))
+                .await?;
+                Ok(Some(1))
+            }
+        }
+    }
+
+    async fn apply_hunks(&mut self, patch: &FilePatch, data: &[u8]) -> bashkit::Result<Applied> {
+        let file = lines_of(data);
+        let mut locator = Locator {
+            file: &file,
+            in_offset: 0,
+            last_frozen: 0,
+            loose: self.opts.ignore_whitespace,
+        };
+        let mut applied = Applied {
+            total: patch.hunks.len(),
+            ..Applied::default()
+        };
+        let mut out_offset: isize = 0;
+        for (index, original) in patch.hunks.iter().enumerate() {
+            let number = index + 1;
+            let mut hunk = if self.opts.reverse {
+                original.swapped()
+            } else {
+                original.clone()
+            };
+            let found = if applied.skipped {
+                None
+            } else {
+                self.find_place(&mut locator, &mut hunk, number, &mut applied)
+                    .await?
+            };
+            let Some((at, fuzz)) = found else {
+                let line = hunk.old_first as isize + out_offset;
+                self.report_unapplied(&file, &hunk, number, line, applied.skipped)
+                    .await?;
+                applied
+                    .failed
+                    .push(reject_hunk(&hunk, out_offset, patch.reject_style()));
+                applied.mismatch = true;
+                continue;
+            };
+            let inexact = fuzz > 0 || locator.in_offset != 0;
+            applied.mismatch |= inexact;
+            if self.opts.verbose || (inexact && !self.opts.silent) {
+                let line = at as isize + out_offset;
+                let message = success_message(number, line, fuzz, locator.in_offset);
+                self.say(message).await?;
+            }
+            locator.last_frozen =
+                apply_at(&file, &hunk, at, locator.last_frozen, &mut applied.output);
+            out_offset += hunk.new_len as isize - hunk.old_len as isize;
+        }
+        if !applied.skipped {
+            let rest = file.get(locator.last_frozen..).unwrap_or_default();
+            applied.output.extend(rest.concat());
+        }
+        Ok(applied)
+    }
+
+    /// Where `hunk` applies, and with what fuzz: GNU tries each fuzz in turn and, for
+    /// the first hunk, whether the patch looks reversed (then `hunk` may be swapped,
+    /// or the rest of the file's patch skipped).
+    async fn find_place(
+        &mut self,
+        locator: &mut Locator<'_>,
+        hunk: &mut Hunk,
+        number: usize,
+        applied: &mut Applied,
+    ) -> bashkit::Result<Option<(usize, usize)>> {
+        let max_fuzz = self
+            .opts
+            .fuzz
+            .min(hunk.prefix_context().max(hunk.suffix_context()));
+        for fuzz in 0..=max_fuzz {
+            if let Some(at) = locator.locate(hunk, fuzz) {
+                return Ok(Some((at, fuzz)));
+            }
+            // GNU backs the file up whenever a first try missed.
+            applied.mismatch = true;
+            if number > 1 || self.opts.force {
+                continue;
+            }
+            let swapped = hunk.swapped();
+            let saved = locator.in_offset;
+            let Some(at) = locator.locate(&swapped, fuzz) else {
+                continue;
+            };
+            let message = if self.opts.reverse {
+                "Unreversed patch detected!"
+            } else {
+                "Reversed (or previously applied) patch detected!"
+            };
+            match self.ask_reverse(message).await? {
+                Verdict::Reverse => {
+                    self.opts.reverse = !self.opts.reverse;
+                    *hunk = swapped;
+                    return Ok(Some((at, fuzz)));
+                }
+                Verdict::ApplyAnyway => locator.in_offset = saved,
+                Verdict::Skip => {
+                    locator.in_offset = saved;
+                    applied.skipped = true;
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// `Hunk #N FAILED at L.` (or, verbosely, `ignored` when the patch is skipped).
+    async fn report_unapplied(
+        &mut self,
+        file: &[&[u8]],
+        hunk: &Hunk,
+        number: usize,
+        line: isize,
+        skipped: bool,
+    ) -> bashkit::Result<()> {
+        if skipped {
+            if self.opts.verbose {
+                self.say(format!("Hunk #{number} ignored at {line}.\n"))
+                    .await?;
+            }
+            return Ok(());
+        }
+        if self.opts.silent {
+            return Ok(());
+        }
+        let why = if endings_differ(file, hunk, line) {
+            " (different line endings)"
+        } else {
+            ""
+        };
+        self.say(format!("Hunk #{number} FAILED at {line}{why}.\n"))
+            .await
+    }
+
+    /// The `.rej` file: the patch's headers for the file (its names stripped as for
+    /// finding the file), then each rejected hunk.
+    fn reject_text(&self, patch: &FilePatch, hunks: &[Vec<u8>]) -> Vec<u8> {
+        let name = |name: &Option<String>| match name.as_deref() {
+            None | Some("/dev/null") => "/dev/null".to_owned(),
+            Some(name) => strip_name(name, self.opts.strip).unwrap_or_else(|| name.to_owned()),
+        };
+        let mut old = (name(&patch.old_name), patch.old_rest.as_str());
+        let mut new = (name(&patch.new_name), patch.new_rest.as_str());
+        if self.opts.reverse {
+            std::mem::swap(&mut old, &mut new);
+        }
+        let (old_tag, new_tag) = match patch.reject_style() {
+            RejectStyle::Unified => ("---", "+++"),
+            _ => ("***", "---"),
+        };
+        let mut text = format!(
+            "{old_tag} {}{}\n{new_tag} {}{}\n",
+            old.0, old.1, new.0, new.1
+        )
+        .into_bytes();
+        for hunk in hunks {
+            text.extend_from_slice(hunk);
+        }
+        text
+    }
+
+    /// Writes `data` to `name`, creating its directory; failures are reported.
+    async fn write_file(&mut self, name: &str, data: &[u8]) -> bool {
+        let files = self.files();
+        let Ok(path) = files.path(name) else {
+            return false;
+        };
+        if let Some(parent) = path.parent() {
+            let _ = self.fs.mem().create_dir_all(&parent);
+        }
+        match files.write(name, data).await {
+            Ok(()) => true,
+            Err(err) => {
+                let message = format!(
+                    "patch: **** Can't create file {name} : {}\n",
+                    strerror(&err)
+                );
+                let _ = self.out.err(message).await;
+                false
+            }
+        }
+    }
+
+    /// Puts the patched contents in place: the output file, a backup, a removed file
+    /// for a deletion, a rename or a mode change from git's headers.
+    async fn store(
+        &mut self,
+        patch: &FilePatch,
+        input_name: &str,
+        output_name: &str,
+        original: Option<&[u8]>,
+        output: &[u8],
+        backup: bool,
+    ) -> bashkit::Result<()> {
+        if let Some(target) = self.opts.output.clone() {
+            return self.store_output(&target, output).await;
+        }
+        let input_mode = self.files().stat(input_name).ok().map(|meta| meta.mode);
+        if let (true, Some(data)) = (backup, original) {
+            self.back_up(input_name, data, input_mode).await;
+        }
+        let (_, deletes) = self.directed_null_sides(patch);
+        if output.is_empty() && (deletes || self.opts.remove_empty) {
+            self.remove(input_name);
+            if output_name != input_name {
+                self.remove(output_name);
+            }
+            return Ok(());
+        }
+        let renamed = patch.git.as_ref().is_some_and(|g| g.rename) && input_name != output_name;
+        if !self.write_file(output_name, output).await {
+            return Ok(());
+        }
+        if renamed {
+            self.remove(input_name);
+        }
+        // Git's mode for the result; otherwise a renamed or copied file keeps its mode.
+        let git_mode = patch.git.as_ref().and_then(|g| {
+            if self.opts.reverse {
+                g.old_mode
+            } else {
+                g.new_mode
+            }
+        });
+        let mode = git_mode.or(input_mode.filter(|_| output_name != input_name));
+        if let (Some(mode), Ok(path)) = (mode, self.files().path(output_name)) {
+            let _ = self.fs.mem().set_mode(&path, mode & 0o7777);
+        }
+        Ok(())
+    }
+
+    /// `-o FILE` (`-` for stdout): the result goes there instead.
+    async fn store_output(&mut self, target: &str, output: &[u8]) -> bashkit::Result<()> {
+        if target == "-" {
+            return self.out.out(output).await;
+        }
+        let fresh = self.files().lstat(target).is_err();
+        let written = self.write_file(target, output).await;
+        // GNU makes a new output file private to its owner.
+        if let (true, true, Ok(path)) = (written, fresh, self.files().path(target)) {
+            let _ = self.fs.mem().set_mode(&path, 0o600);
+        }
+        Ok(())
+    }
+
+    /// Saves the original as `FILE.orig` (or as `-z` and `-B` say), with its mode.
+    async fn back_up(&mut self, input_name: &str, data: &[u8], mode: Option<u32>) {
+        // A prefix alone replaces the suffix.
+        let name = match (&self.opts.prefix, &self.opts.suffix) {
+            (Some(prefix), suffix) => {
+                format!("{prefix}{input_name}{}", suffix.as_deref().unwrap_or(""))
+            }
+            (None, suffix) => format!("{input_name}{}", suffix.as_deref().unwrap_or(".orig")),
+        };
+        let written = self.write_file(&name, data).await;
+        if let (true, Some(mode), Ok(path)) = (written, mode, self.files().path(&name)) {
+            let _ = self.fs.mem().set_mode(&path, mode);
+        }
+    }
+
+    /// Removes a file and the directories it leaves empty (as GNU does for deletions).
+    fn remove(&self, name: &str) {
+        let Ok(path) = self.files().path(name) else {
+            return;
+        };
+        let mem = self.fs.mem();
+        if mem.remove_file(&path).is_err() {
+            return;
+        }
+        let mut dir = path.parent();
+        while let Some(current) = dir {
+            if current == self.base || !current.starts_with(&self.base) {
+                break;
+            }
+            if !mem
+                .read_dir(&current)
+                .is_ok_and(|entries| entries.is_empty())
+                || mem.remove_dir(&current).is_err()
+            {
+                break;
+            }
+            dir = current.parent();
+        }
+    }
+}
+
+/// Whether the patch's file headers end in CRLF (a patch saved on Windows).
+fn crlf_headers(data: &[u8]) -> bool {
+    lines_of(data)
+        .iter()
+        .find(|line| line.starts_with(b"--- ") || line.starts_with(b"*** "))
+        .is_some_and(|line| line.ends_with(b"\r\n"))
+}
+
+/// `data` with the CR of every CRLF taken out.
+fn strip_crs(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len());
+    for line in lines_of(data) {
+        match line.strip_suffix(b"\r\n") {
+            Some(text) => {
+                out.extend_from_slice(text);
+                out.push(b'\n');
+            }
+            None => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
+/// Whether the file's line where a hunk failed ends in CRLF
+/// and the hunk's first line does not, or the other way round.
+fn endings_differ(file: &[&[u8]], hunk: &Hunk, line: isize) -> bool {
+    let crlf = |text: &[u8]| text.ends_with(b"\r\n");
+    // GNU looks at the hunk's first old line; a hunk without one shows its separator.
+    let first = hunk
+        .lines
+        .iter()
+        .find(|l| l.in_old())
+        .map_or(&b"---\n"[..], HunkLine::text);
+    if first.is_empty() {
+        return false;
+    }
+    let at = usize::try_from(line)
+        .unwrap_or(1)
+        .clamp(1, file.len().max(1));
+    file.get(at - 1)
+        .is_some_and(|input| !input.is_empty() && crlf(input) != crlf(first))
+}
+
+/// Applies `hunk` at line `at` (1-based) of `file`: input
+/// lines are copied up to each deletion or insertion, so the hunk's context comes from
+/// the file and its trailing context stays free for the next hunk. `copied` input lines
+/// are in `out` already; returns how many are now.
+fn apply_at(file: &[&[u8]], hunk: &Hunk, at: usize, mut copied: usize, out: &mut Vec<u8>) -> usize {
+    let copy_till = |end: usize, copied: &mut usize, out: &mut Vec<u8>| {
+        while *copied < end.min(file.len()) {
+            out.extend_from_slice(file[*copied]);
+            *copied += 1;
+        }
+    };
+    let mut old_line = at.saturating_sub(1);
+    for line in &hunk.lines {
+        match line {
+            HunkLine::Context(_) => old_line += 1,
+            HunkLine::Delete(_) => {
+                copy_till(old_line, &mut copied, out);
+                copied = copied.max(old_line + 1);
+                old_line += 1;
+            }
+            HunkLine::Insert(text) => {
+                copy_till(old_line, &mut copied, out);
+                out.extend_from_slice(text);
+            }
+        }
+    }
+    copied
+}
+
+/// GNU's quote of the patch text before a file's hunks (nothing if there is none).
+fn leading_text_block(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("The text leading up to this was:\n--------------------------\n");
+    for line in lines {
+        text.push_str(&format!("|{line}\n"));
+    }
+    text.push_str("--------------------------\n");
+    text
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+/// `Hunk #2 succeeded at 10 with fuzz 1 (offset 3 lines).`
+fn success_message(number: usize, line: isize, fuzz: usize, offset: isize) -> String {
+    let mut text = format!("Hunk #{number} succeeded at {line}");
+    if fuzz > 0 {
+        text.push_str(&format!(" with fuzz {fuzz}"));
+    }
+    if offset != 0 {
+        // GNU says "-1 lines".
+        let lines = if offset == 1 { "line" } else { "lines" };
+        text.push_str(&format!(" (offset {offset} {lines})"));
+    }
+    text.push_str(".\n");
+    text
+}
+
+/// A unified range as GNU writes one in a `.rej` (`start-1,0` when empty).
+fn reject_range(first: isize, count: usize) -> String {
+    match count {
+        0 => format!("{},0", first - 1),
+        1 => first.to_string(),
+        _ => format!("{first},{count}"),
+    }
+}
+
+/// How a `.rej` file is written: in the form of the patch (GNU writes a normal diff's
+/// rejects as an old-style context diff).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum RejectStyle {
+    Unified,
+    Context,
+    Normal,
+}
+
+impl FilePatch {
+    fn reject_style(&self) -> RejectStyle {
+        match self.kind {
+            "new-style context" => RejectStyle::Context,
+            "normal" => RejectStyle::Normal,
+            _ => RejectStyle::Unified,
+        }
+    }
+}
+
+/// A rejected hunk, numbered as if the earlier hunks had applied.
+fn reject_hunk(hunk: &Hunk, out_offset: isize, style: RejectStyle) -> Vec<u8> {
+    let old_first = hunk.old_first as isize + out_offset;
+    let new_first = hunk.new_first as isize + out_offset;
+    if style != RejectStyle::Unified {
+        return context_reject(hunk, old_first, new_first, style == RejectStyle::Normal);
+    }
+    let mut text = format!(
+        "@@ -{} +{} @@{}\n",
+        reject_range(old_first, hunk.old_len),
+        reject_range(new_first, hunk.new_len),
+        hunk.suffix
+    )
+    .into_bytes();
+    for line in &hunk.lines {
+        let mark = match line {
+            HunkLine::Context(_) => b' ',
+            HunkLine::Delete(_) => b'-',
+            HunkLine::Insert(_) => b'+',
+        };
+        put_reject_line(&mut text, &[mark], line.text());
+    }
+    text
+}
+
+/// A line of a `.rej`, with GNU's marker when it has no newline.
+fn put_reject_line(text: &mut Vec<u8>, mark: &[u8], body: &[u8]) {
+    text.extend_from_slice(mark);
+    text.extend_from_slice(body);
+    if !body.ends_with(b"\n") {
+        text.extend_from_slice(b"\n\\ No newline at end of file\n");
+    }
+}
+
+/// A rejected hunk in context form: each side in full, a
+/// changed line marked `!` (`-`/`+` in an old-style one, from a normal diff).
+fn context_reject(hunk: &Hunk, old_first: isize, new_first: isize, old_style: bool) -> Vec<u8> {
+    let (stars, minuses) = if old_style {
+        ("", " -----")
+    } else {
+        (" ****", " ----")
+    };
+    let range = |first: isize, len: usize| {
+        let last = first + len as isize - 1;
+        match last.cmp(&first) {
+            std::cmp::Ordering::Less => "0".to_owned(),
+            std::cmp::Ordering::Equal => first.to_string(),
+            std::cmp::Ordering::Greater => format!("{first},{last}"),
+        }
+    };
+    let mut text = format!("***************{}\n", hunk.suffix).into_bytes();
+    let marks = context_marks(&hunk.lines, old_style);
+    text.extend_from_slice(format!("*** {}{stars}\n", range(old_first, hunk.old_len)).as_bytes());
+    for (line, mark) in hunk.lines.iter().zip(&marks).filter(|(l, _)| l.in_old()) {
+        put_reject_line(&mut text, mark, line.text());
+    }
+    text.extend_from_slice(format!("--- {}{minuses}\n", range(new_first, hunk.new_len)).as_bytes());
+    for (line, mark) in hunk.lines.iter().zip(&marks).filter(|(l, _)| l.in_new()) {
+        put_reject_line(&mut text, mark, line.text());
+    }
+    text
+}
+
+/// Each line's mark in a context diff: `! ` for the lines of a run of changes that both
+/// deletes and inserts.
+fn context_marks(lines: &[HunkLine], old_style: bool) -> Vec<&'static [u8]> {
+    let mut marks = Vec::with_capacity(lines.len());
+    let mut at = 0;
+    while at < lines.len() {
+        if let HunkLine::Context(_) = lines[at] {
+            marks.push(&b"  "[..]);
+            at += 1;
+            continue;
+        }
+        let end = lines[at..]
+            .iter()
+            .position(|l| matches!(l, HunkLine::Context(_)))
+            .map_or(lines.len(), |n| at + n);
+        let run = &lines[at..end];
+        let changes = !old_style
+            && run.iter().any(|l| matches!(l, HunkLine::Delete(_)))
+            && run.iter().any(|l| matches!(l, HunkLine::Insert(_)));
+        for line in run {
+            marks.push(match (changes, line) {
+                (true, _) => &b"! "[..],
+                (false, HunkLine::Delete(_)) => &b"- "[..],
+                _ => &b"+ "[..],
+            });
+        }
+        at = end;
+    }
+    marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hunk(text: &str) -> Hunk {
+        let files = Parser::new(text.as_bytes()).parse();
+        files[0].hunks[0].clone()
+    }
+
+    #[test]
+    fn parses_unified_files_and_hunks() {
+        let files = Parser::new(
+            b"diff --git a/x b/x\nindex 1..2\n--- a/x\t2020-01-01\n+++ b/x\n@@ -1,2 +1,2 @@ fn\n a\n-b\n+c\n\\ No newline at end of file\n",
+        )
+        .parse();
+        assert_eq!(files.len(), 1);
+        let file = &files[0];
+        assert_eq!(file.old_name.as_deref(), Some("a/x"));
+        assert_eq!(file.old_rest, "\t2020-01-01");
+        assert_eq!(file.first_hunk_line, 5);
+        let hunk = &file.hunks[0];
+        assert_eq!(hunk.suffix, " fn");
+        assert_eq!(hunk.lines.last(), Some(&HunkLine::Insert(b"c".to_vec())));
+    }
+
+    #[test]
+    fn parses_context_and_normal_hunks() {
+        let context =
+            hunk("*** a\n--- b\n***************\n*** 1,2 ****\n  x\n! y\n--- 1,2 ----\n  x\n! z\n");
+        assert_eq!(
+            context.lines,
+            [
+                HunkLine::Context(b"x\n".to_vec()),
+                HunkLine::Delete(b"y\n".to_vec()),
+                HunkLine::Insert(b"z\n".to_vec())
+            ]
+        );
+        let normal = hunk("3a4\n> four\n");
+        assert_eq!(
+            (normal.old_first, normal.old_len, normal.new_len),
+            (4, 0, 1)
+        );
+    }
+
+    #[test]
+    fn strips_names() {
+        assert_eq!(strip_name("a/src/x.c", Some(1)).as_deref(), Some("src/x.c"));
+        assert_eq!(strip_name("a/src/x.c", None).as_deref(), Some("x.c"));
+        assert_eq!(strip_name("x.c", Some(1)), None);
+        assert_eq!(
+            split_header_name("f 2024-01-01 10:00"),
+            ("f".into(), " 2024-01-01 10:00".into())
+        );
+    }
+
+    #[test]
+    fn locates_with_offset_and_fuzz() {
+        let file: Vec<&[u8]> = vec![b"extra\n", b"hello\n", b"world\n"];
+        let mut locator = Locator {
+            file: &file,
+            in_offset: 0,
+            last_frozen: 0,
+            loose: false,
+        };
+        let h = hunk("--- f\n+++ f\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n");
+        assert_eq!(locator.locate(&h, 0), Some(2));
+        assert_eq!(locator.in_offset, 1);
+    }
+
+    #[test]
+    fn rejects_are_unified() {
+        let h = hunk("--- f\n+++ f\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n");
+        assert_eq!(
+            reject_hunk(&h, 0, RejectStyle::Unified),
+            b"@@ -1,2 +1,2 @@\n hello\n-world\n+there\n"
+        );
+        assert_eq!(
+            success_message(1, 3, 0, 2),
+            "Hunk #1 succeeded at 3 (offset 2 lines).\n"
+        );
+    }
+
+    #[test]
+    fn hunks_apply_with_context_from_the_file() {
+        let file: Vec<&[u8]> = vec![b"a\n", b"B\n", b"c\n", b"d\n"];
+        let h = hunk("--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-B\n+b\n c\n");
+        let mut out = Vec::new();
+        // The trailing context stays uncopied, free for the next hunk.
+        assert_eq!(apply_at(&file, &h, 1, 0, &mut out), 2);
+        assert_eq!(out, b"a\nb\n");
+    }
+
+    #[test]
+    fn swapping_keeps_deletions_first() {
+        let h = hunk("--- f\n+++ f\n@@ -1,2 +1,2 @@\n x\n-old\n+new\n");
+        let lines = h.swapped().lines;
+        assert_eq!(lines[1], HunkLine::Delete(b"new\n".to_vec()));
+        assert_eq!(lines[2], HunkLine::Insert(b"old\n".to_vec()));
+    }
+
+    #[test]
+    fn epoch_times_mean_absent_files() {
+        assert!(is_epoch("\t1970-01-01 00:00:00.000000000 +0000"));
+        assert!(!is_epoch("\t2024-01-01 00:00:00.000000000 +0000"));
+    }
+
+    #[test]
+    fn bad_arguments() {
+        let args = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert!(
+            matches!(parse_args(&args(&["-px"])), Err(ArgError::Fatal(m)) if m == "strip count x is not a number")
+        );
+        assert!(
+            matches!(parse_args(&args(&["a", "b", "c"])), Err(ArgError::Usage(m)) if m == "c: extra operand")
+        );
+    }
 }

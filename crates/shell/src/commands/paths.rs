@@ -19,7 +19,7 @@ pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder
 // ---------------------------------------------------------------------------------
 // Resolving names.
 
-/// Which components of a name must exist (GNU's `canonicalize_mode_t`).
+/// Which components of a name must exist .
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Existence {
     /// Every component (`-e`).

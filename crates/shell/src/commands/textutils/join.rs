@@ -446,7 +446,7 @@ impl<'o, 'd> Joiner<'o, 'd> {
         }
     }
 
-    /// GNU's `join`: pairs of equal keys, unpairable lines where asked for, and the
+    /// The join: pairs of equal keys, unpairable lines where asked for, and the
     /// rest of each input read to check its order.
     fn join(&mut self) -> Result<(), Unsorted> {
         let mut seq = [Vec::new(), Vec::new()];
@@ -653,7 +653,7 @@ impl<'o, 'd> Joiner<'o, 'd> {
         self.compare_fields(first, self.join_fields[0], second, self.join_fields[1])
     }
 
-    /// GNU's `keycmp`: a missing or empty key sorts first; bytes, or ASCII case-folded.
+    /// Key order: a missing or empty key sorts first; bytes, or ASCII case-folded.
     fn compare_fields(&self, a: &Line<'_>, fa: usize, b: &Line<'_>, fb: usize) -> Ordering {
         let key_a = a.fields.get(fa).copied().unwrap_or_default();
         let key_b = b.fields.get(fb).copied().unwrap_or_default();
@@ -671,7 +671,7 @@ impl<'o, 'd> Joiner<'o, 'd> {
         }
     }
 
-    /// GNU's `prjoin`: an output line for a pair (either side may be the blank line).
+    /// An output line for a pair (either side may be the blank line).
     fn print(&mut self, first: &Line<'_>, second: &Line<'_>) {
         let separator = self.options.tab.unwrap_or(b' ');
         let (key_line, key_field) = if first.blank {
@@ -722,7 +722,7 @@ impl<'o, 'd> Joiner<'o, 'd> {
     }
 }
 
-/// GNU's `xfields`: fields split at `tab`, or at runs of blanks (leading ones
+/// Fields split at `tab`, or at runs of blanks (leading ones
 /// skipped, a trailing run leaving an empty last field); `\n` keeps the line whole.
 fn split_fields(text: &[u8], tab: Option<u8>) -> Vec<&[u8]> {
     if text.is_empty() {

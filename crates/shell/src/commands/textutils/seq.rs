@@ -260,7 +260,7 @@ fn default_format(first: Operand, step: Operand, last: Operand, equal_width: boo
     Format::fixed(precision, Some(width))
 }
 
-/// An operand as GNU's `scan_arg` reads it: the value, and the width and precision
+/// An operand as GNU seq reads it: the value, and the width and precision
 /// its spelling implies (`1.50` has 2 decimals, `1e-3` has 3, `-.5` is as wide as
 /// `-0.5`).
 fn scan(text: &str) -> Result<Operand, Failure> {
@@ -420,7 +420,7 @@ fn parse_hex(text: &str) -> Option<f64> {
     Some(value)
 }
 
-/// A `-f` format, checked as GNU's `long_double_format` does.
+/// A `-f` format, checked as GNU seq checks it.
 fn parse_format(text: &str) -> Result<Format, Failure> {
     let plain = |message: String| Failure::Plain(message);
     let bytes = text.as_bytes();
