@@ -10,8 +10,9 @@
 // Both run in memory (sandtab: `storage: 'memory'`, so no save is timed). sandtab's time
 // includes the message round trip to its worker. Every output is checked.
 // Goal: sandtab at least 20x faster on the loop and pipeline workloads, never slower.
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { build } from 'esbuild';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const WORKLOADS = [
@@ -53,20 +54,43 @@ function jsonData() {
   return { text: JSON.stringify(items), expected: `${sum}\n` };
 }
 
-/** Puts just-bash's browser bundle where the page can import it. */
-function stageJustBash(root) {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve('just-bash/package.json');
-  const bundle = join(dirname(pkg), 'dist/bundle/browser.js');
+/** Puts just-bash's browser build where the page can import it: its bundle leaves its
+ * own dependencies as bare imports, so esbuild bundles them in, as an app would. */
+async function stageJustBash(root) {
+  // The package exports only its entry points: find its folder from one of them.
+  const browserEntry = fileURLToPath(import.meta.resolve('just-bash/browser'));
+  const dir = dirname(dirname(dirname(browserEntry)));
   mkdirSync(join(root, 'bench'), { recursive: true });
-  copyFileSync(bundle, join(root, 'bench/just-bash.js'));
-  return require('just-bash/package.json').version;
+  await build({
+    entryPoints: [browserEntry],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    minify: true,
+    outfile: join(root, 'bench/just-bash.js'),
+    logLevel: 'warning',
+    // Its browser build still names node:zlib (for gzip, which no workload here uses).
+    plugins: [
+      {
+        name: 'no-node-zlib',
+        setup(b) {
+          b.onResolve({ filter: /^node:zlib$/ }, () => ({ path: 'node:zlib', namespace: 'stub' }));
+          b.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+            contents:
+              'const missing = () => { throw new Error("node:zlib is not in the browser"); };\n' +
+              'export const gunzipSync = missing, gzipSync = missing, constants = {};',
+          }));
+        },
+      },
+    ],
+  });
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 export async function shellBench(browser, server, root, rounds) {
-  const version = stageJustBash(root);
+  const version = await stageJustBash(root);
   const json = jsonData();
   WORKLOADS.find((w) => w.key === 'jq').expected = json.expected;
   const page = await browser.newPage();
@@ -77,7 +101,7 @@ export async function shellBench(browser, server, root, rounds) {
     const { Bash } = await import('./bench/just-bash.js');
     const sandbox = await window.sandtab.Sandbox.create({ name: 'bench-shell', storage: 'memory' });
     await sandbox.writeFile('/home/agent/data.json', jsonText);
-    const peer = new Bash({ files: { '/home/user/data.json': jsonText } });
+    const peer = new Bash({ files: { '/home/user/data.json': jsonText }, cwd: '/home/user' });
     window.shellBench = { Bash, sandbox, peer };
   }, json.text);
 
