@@ -8,6 +8,7 @@ mod df;
 mod diff;
 mod file_type;
 mod fileops;
+mod getopt;
 mod gzip;
 mod ls;
 mod patch;

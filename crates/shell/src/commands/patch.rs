@@ -4,8 +4,8 @@
 //! them; a hunk that fails goes to `FILE.rej`, the original to `FILE.orig`. Without a
 //! terminal, GNU's questions take their default answers, so the same words appear here.
 
-use super::diff::getopt::{self, Arg, HasArg};
-use super::diff::shell_quote as quote;
+use super::getopt::{self, Arg, HasArg};
+use super::util::shell_quote as quote;
 use super::util::{Files, Output, read_stdin, strerror};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::{FileKind, SandboxFs, VfsPath};

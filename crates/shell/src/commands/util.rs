@@ -313,3 +313,17 @@ impl<'a> GnuArgs<'a> {
         Ok((name, inline))
     }
 }
+
+/// A word as GNU quotes it for the shell (`'*.log'`), plain when nothing needs it.
+pub(crate) fn shell_quote(word: &str) -> String {
+    let special = |(at, c): (usize, char)| {
+        c.is_whitespace()
+            || c.is_control()
+            || "!\"$&'()*;<=>?[\\^`|".contains(c)
+            || (at == 0 && "#~".contains(c))
+    };
+    if !word.is_empty() && !word.char_indices().any(special) {
+        return word.to_owned();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
