@@ -1,0 +1,395 @@
+//! The one check every door goes through. A tool call (from the shell, a guest or the
+//! page) is checked against the tool's grant, schema, constraints, `max_calls` and rate
+//! limit; a request against the network policy at every hop. Each is logged.
+
+use crate::audit::{AuditLog, Via, redact_pointers};
+use crate::document::Capabilities;
+use crate::doors::{DoorRequest, Doors, HttpRequest, HttpResponse};
+use crate::error::{Code, Denial};
+use serde_json::{Map, Value, json};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use url::Url;
+
+/// The longest tool result passed back (bytes); a larger one fails the call.
+pub const MAX_TOOL_RESULT: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, Default)]
+struct Usage {
+    calls: u64,
+    recent: VecDeque<f64>,
+}
+
+/// A sandbox's capabilities, its host's doors, and the audit log.
+pub struct Gate {
+    caps: Capabilities,
+    doors: Arc<dyn Doors>,
+    usage: Mutex<HashMap<String, Usage>>,
+    audit: Arc<AuditLog>,
+    secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("caps", &self.caps)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gate {
+    /// A gate enforcing `caps` in front of `doors`.
+    pub fn new(caps: Capabilities, doors: Arc<dyn Doors>) -> Self {
+        let secrets: Vec<String> = caps
+            .network
+            .grants
+            .iter()
+            .flat_map(|g| g.headers.iter().filter_map(|(_, v)| v.clone()))
+            .filter(|v| !v.is_empty())
+            .collect();
+        Self {
+            audit: Arc::new(AuditLog::new(secrets.clone())),
+            caps,
+            doors,
+            usage: Mutex::default(),
+            secrets,
+        }
+    }
+
+    /// The capabilities enforced.
+    pub fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    /// The audit log.
+    pub fn audit(&self) -> &AuditLog {
+        &self.audit
+    }
+
+    /// The current time from the doors.
+    pub fn now_ms(&self) -> f64 {
+        self.doors.now_ms()
+    }
+
+    /// Checks a call of tool `name` with JSON `args` and, if allowed, counts it. Every
+    /// way of calling a tool goes through here.
+    pub fn authorize_tool(&self, name: &str, args: &str) -> Result<Value, Denial> {
+        let Some(tool) = self.caps.tool(name) else {
+            return Err(Denial::new(Code::Denied, format!("the tool `{name}` is not granted")));
+        };
+        let parsed: Value = serde_json::from_str(args)
+            .map_err(|err| Denial::new(Code::BadArgs, format!("`{name}`: the arguments are not JSON ({err})")))?;
+        let problems: Vec<String> = tool
+            .validator
+            .iter_errors(&parsed)
+            .take(5)
+            .map(|err| {
+                let at = err.instance_path().to_string();
+                match at.is_empty() {
+                    true => err.to_string(),
+                    false => format!("{at}: {err}"),
+                }
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(Denial::new(
+                Code::BadArgs,
+                format!("`{name}`: the arguments do not match its schema: {}", problems.join("; ")),
+            ));
+        }
+        if let Some(constraint) = &tool.constraints {
+            constraint
+                .check(&parsed)
+                .map_err(|why| Denial::new(Code::Constraint, format!("`{name}`: {why}")))?;
+        }
+        let now = self.doors.now_ms();
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        let used = usage.entry(name.to_owned()).or_default();
+        if let Some(max) = tool.max_calls
+            && used.calls >= max
+        {
+            return Err(Denial::new(
+                Code::MaxCalls,
+                format!("`{name}` may be called {max} times, and all of them are used"),
+            ));
+        }
+        if let Some(rate) = tool.rate_limit {
+            let window = rate.per_seconds * 1000.0;
+            while used.recent.front().is_some_and(|&t| t <= now - window) {
+                used.recent.pop_front();
+            }
+            if used.recent.len() >= rate.calls as usize {
+                let wait = used.recent.front().map_or(0.0, |&t| t + window - now) / 1000.0;
+                return Err(Denial::new(
+                    Code::RateLimit,
+                    format!(
+                        "`{name}` may be called {} times per {} s; try again in {wait:.1} s",
+                        rate.calls, rate.per_seconds
+                    ),
+                ));
+            }
+            used.recent.push_back(now);
+        }
+        used.calls += 1;
+        Ok(parsed)
+    }
+
+    /// Calls tool `name` with JSON `args` through the check; the answer is the
+    /// handler's JSON text.
+    pub fn call_tool(
+        &self,
+        name: &str,
+        args: &str,
+        via: Via,
+    ) -> impl std::future::Future<Output = Result<String, Denial>> + Send + 'static {
+        let started = self.doors.now_ms();
+        let checked = self.authorize_tool(name, args);
+        let redact = self.caps.tool(name).map(|t| t.redact.clone()).unwrap_or_default();
+        let shown_args = match &checked {
+            Ok(parsed) => redact_pointers(parsed.clone(), &redact),
+            Err(_) => serde_json::from_str(args)
+                .map(|v| redact_pointers(v, &redact))
+                .unwrap_or_else(|_| self.audit.text(args)),
+        };
+        let mut fields = Map::new();
+        fields.insert("via".into(), json!(via.as_str()));
+        fields.insert("tool".into(), json!(name));
+        fields.insert("args".into(), shown_args);
+        let call = checked.map(|_| self.doors.call_tool(name, args));
+        let name = name.to_owned();
+        let audit = self.audit_handle();
+        async move {
+            let outcome = match call {
+                Err(denial) => Err(denial),
+                Ok(call) => match call.await {
+                    Ok(answer) if answer.len() > MAX_TOOL_RESULT => Err(Denial::new(
+                        Code::ToolFailed,
+                        format!("`{name}` answered {} bytes, more than {MAX_TOOL_RESULT}", answer.len()),
+                    )),
+                    Ok(answer) => match serde_json::from_str::<Value>(&answer) {
+                        Ok(_) => Ok(answer),
+                        Err(err) => Err(Denial::new(
+                            Code::ToolFailed,
+                            format!("`{name}` answered something that is not JSON ({err})"),
+                        )),
+                    },
+                    Err(message) => Err(Denial::new(Code::ToolFailed, format!("`{name}` failed: {message}"))),
+                },
+            };
+            audit.finish("tool", started, fields, &outcome.as_ref().map(String::len));
+            outcome
+        }
+    }
+
+    /// Sends `request` through the network policy: checked before it leaves, at every
+    /// redirect, and on arrival (size); injected headers added and their values
+    /// scrubbed from what comes back.
+    pub fn fetch(
+        &self,
+        request: HttpRequest,
+        via: Via,
+    ) -> impl std::future::Future<Output = Result<HttpResponse, Denial>> + Send + 'static {
+        let started = self.doors.now_ms();
+        let mut fields = Map::new();
+        fields.insert("via".into(), json!(via.as_str()));
+        fields.insert("method".into(), json!(request.method.to_ascii_uppercase()));
+        fields.insert("url".into(), self.audit.text(&request.url));
+        let names: Vec<&str> = request.headers.iter().map(|(n, _)| n.as_str()).collect();
+        fields.insert("headers".into(), json!(names));
+        fields.insert(
+            "request_bytes".into(),
+            json!(request.body.as_ref().map_or(0, Vec::len)),
+        );
+        let policy = Arc::new(self.caps.network.clone());
+        let doors = self.doors.clone();
+        let secrets = self.secrets.clone();
+        let audit = self.audit_handle();
+        async move {
+            let outcome = fetch_checked(&policy, doors.as_ref(), request, &secrets).await;
+            let mut fields = fields;
+            if let Ok(response) = &outcome {
+                fields.insert("status".into(), json!(response.status));
+                if response.redirected {
+                    fields.insert("final_url".into(), json!(response.url));
+                }
+            }
+            audit.finish("fetch", started, fields, &outcome.as_ref().map(|r| r.body.len()));
+            outcome
+        }
+    }
+
+    /// Logs an exec of `script` in `session` that ended with `exit_code`.
+    pub fn log_exec(&self, session: &str, script: &str, exit_code: i32, stdout_bytes: u64, stderr_bytes: u64) {
+        let mut fields = Map::new();
+        fields.insert("session".into(), json!(session));
+        fields.insert("script".into(), self.audit.text(script));
+        fields.insert("exit_code".into(), json!(exit_code));
+        fields.insert("stdout_bytes".into(), json!(stdout_bytes));
+        fields.insert("stderr_bytes".into(), json!(stderr_bytes));
+        self.audit.record(self.doors.now_ms(), "exec", fields);
+    }
+
+    fn audit_handle(&self) -> AuditHandle {
+        AuditHandle {
+            log: self.audit.clone(),
+            doors: self.doors.clone(),
+        }
+    }
+}
+
+/// What a call's future needs to log its end after the gate's borrow is over.
+struct AuditHandle {
+    log: Arc<AuditLog>,
+    doors: Arc<dyn Doors>,
+}
+
+impl AuditHandle {
+    /// Logs a finished call: `denial` entries for refusals, `kind` entries otherwise.
+    fn finish(&self, kind: &str, started: f64, mut fields: Map<String, Value>, outcome: &Result<usize, &Denial>) {
+        let now = self.doors.now_ms();
+        fields.insert("duration_ms".into(), json!((now - started).max(0.0)));
+        let kind = match outcome {
+            Ok(bytes) => {
+                fields.insert("ok".into(), json!(true));
+                fields.insert("result_bytes".into(), json!(bytes));
+                kind
+            }
+            Err(denial) => {
+                fields.insert("ok".into(), json!(false));
+                fields.insert("code".into(), json!(denial.code.as_str()));
+                fields.insert("message".into(), json!(denial.message));
+                if denial.code.is_refusal() {
+                    fields.insert("call".into(), json!(kind));
+                    "denial"
+                } else {
+                    kind
+                }
+            }
+        };
+        self.log.record(started, kind, fields);
+    }
+}
+
+/// The request's journey: check, send, follow redirects (checking each), check the
+/// result, scrub known secrets.
+async fn fetch_checked(
+    policy: &crate::network::NetworkPolicy,
+    doors: &dyn Doors,
+    request: HttpRequest,
+    secrets: &[String],
+) -> Result<HttpResponse, Denial> {
+    let mut method = request.method.to_ascii_uppercase();
+    if method.is_empty() {
+        method = "GET".into();
+    }
+    let mut url = request.url.clone();
+    let mut body = request.body;
+    let mut hops = 0;
+    loop {
+        let allowed = policy.check(&method, &url).map_err(|denial| match hops {
+            0 => denial,
+            _ => Denial::new(Code::NetRedirect, format!("a redirect to {url} was refused: {}", denial.message)),
+        })?;
+        let grant = &policy.grants[allowed.grant];
+        let mut headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .filter(|(name, _)| !grant.headers.iter().any(|(g, _)| g.eq_ignore_ascii_case(name)))
+            .cloned()
+            .collect();
+        let mut inject = Vec::new();
+        for (name, value) in &grant.headers {
+            match value {
+                Some(value) => headers.push((name.clone(), value.clone())),
+                None => inject.push(name.clone()),
+            }
+        }
+        let door_request = DoorRequest {
+            method: method.clone(),
+            url: allowed.url.to_string(),
+            headers,
+            body: body.clone(),
+            grant: allowed.grant,
+            inject,
+            follow_within: request
+                .follow_redirects
+                .then(|| policy.redirect_origins(allowed.grant)),
+            max_redirects: policy.max_redirects.saturating_sub(hops),
+            max_response_bytes: policy.max_response_bytes,
+        };
+        let mut response = doors.fetch(door_request).await?;
+        if response.body.len() as u64 > policy.max_response_bytes {
+            return Err(Denial::new(
+                Code::NetTooLarge,
+                format!("the response is larger than the {} bytes allowed", policy.max_response_bytes),
+            ));
+        }
+        if response.redirected {
+            // The doors followed redirects within the allowed origins; the final URL
+            // must satisfy the whole policy (paths and methods too).
+            policy.check(&method, &response.url).map_err(|denial| {
+                Denial::new(
+                    Code::NetRedirect,
+                    format!("a redirect to {} was refused: {}", response.url, denial.message),
+                )
+            })?;
+        }
+        let location = response.header("location").map(str::to_owned);
+        if request.follow_redirects
+            && matches!(response.status, 301 | 302 | 303 | 307 | 308)
+            && let Some(location) = location
+        {
+            hops += 1;
+            if hops > policy.max_redirects {
+                return Err(Denial::new(
+                    Code::NetRedirect,
+                    format!("more than {} redirects", policy.max_redirects),
+                ));
+            }
+            let next = Url::parse(&url)
+                .and_then(|base| base.join(&location))
+                .map_err(|_| Denial::new(Code::NetRedirect, format!("a redirect to `{location}`, which is not a URL")))?;
+            if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST") {
+                method = "GET".into();
+                body = None;
+            }
+            url = next.to_string();
+            continue;
+        }
+        scrub(&mut response, secrets);
+        if response.url.is_empty() {
+            response.url = allowed.url.to_string();
+        }
+        return Ok(response);
+    }
+}
+
+/// Replaces every known secret in the response with [`crate::audit::REDACTED`], so that
+/// an endpoint echoing the request back cannot reveal it.
+fn scrub(response: &mut HttpResponse, secrets: &[String]) {
+    for secret in secrets {
+        let needle = secret.as_bytes();
+        if needle.is_empty() {
+            continue;
+        }
+        if response.body.windows(needle.len()).any(|w| w == needle) {
+            let mut out = Vec::with_capacity(response.body.len());
+            let mut i = 0;
+            while i < response.body.len() {
+                if response.body[i..].starts_with(needle) {
+                    out.extend_from_slice(crate::audit::REDACTED.as_bytes());
+                    i += needle.len();
+                } else {
+                    out.push(response.body[i]);
+                    i += 1;
+                }
+            }
+            response.body = out;
+        }
+        for (_, value) in &mut response.headers {
+            if value.contains(secret.as_str()) {
+                *value = value.replace(secret.as_str(), crate::audit::REDACTED);
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! sandtab's capabilities: the only doors out of a sandbox. A capability document
+//! grants tools (with argument schemas, constraints, call and rate limits) and network
+//! origins (with paths, methods and injected headers); the [`Gate`] checks every tool
+//! call and request against it, whichever way it comes (shell, guest, page), and keeps
+//! the audit log. The host's side ([`Doors`]) only carries out what the gate allowed.
+//! Platform-free: the browser binding implements [`Doors`] with the page's handlers and
+//! `fetch`.
+
+mod audit;
+mod constraint;
+mod document;
+mod doors;
+mod error;
+mod gate;
+mod network;
+
+pub use audit::{AuditLog, REDACTED, Via, redact_pointers};
+pub use constraint::{Constraint, Test};
+pub use document::{Capabilities, DOCUMENT_VERSION, RateLimit, Tool, valid_tool_name};
+pub use doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, NoDoors};
+pub use error::{CapsError, Code, Denial};
+pub use gate::{Gate, MAX_TOOL_RESULT};
+pub use network::{Allowed, Grant, NetworkPolicy, is_private, is_private_ip};
