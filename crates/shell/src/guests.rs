@@ -32,6 +32,7 @@ struct Program {
 pub(crate) struct Guests {
     engine: GuestEngine,
     host: Arc<dyn GuestHost>,
+    gate: Arc<sandtab_caps::Gate>,
     fs: Arc<SandboxFs>,
     limits: Mutex<GuestLimits>,
     cancel: Arc<AtomicBool>,
@@ -51,6 +52,7 @@ impl Guests {
     pub(crate) fn new(
         engine: GuestEngine,
         host: Arc<dyn GuestHost>,
+        gate: Arc<sandtab_caps::Gate>,
         fs: Arc<SandboxFs>,
         limits: GuestLimits,
         cancel: Arc<AtomicBool>,
@@ -59,6 +61,7 @@ impl Guests {
         Arc::new(Self {
             engine,
             host,
+            gate,
             fs,
             limits: Mutex::new(limits),
             cancel,
@@ -313,6 +316,7 @@ impl Command for GuestCommand {
             stdout: ctx.stdout.clone(),
             stderr: ctx.stderr.clone(),
             host: guests.host.clone(),
+            gate: guests.gate.clone(),
             cancel: guests.cancel.clone(),
         };
         let outcome = sandtab_wasi::run(&guests.engine, &module, run, &mut io).await;
@@ -326,6 +330,7 @@ struct CommandIo {
     stdout: CommandOutput,
     stderr: CommandOutput,
     host: Arc<dyn GuestHost>,
+    gate: Arc<sandtab_caps::Gate>,
     cancel: Arc<AtomicBool>,
 }
 
@@ -366,7 +371,10 @@ impl GuestIo for CommandIo {
         self.cancel.load(Ordering::SeqCst)
     }
 
+    /// A guest's tool call goes through the same check as the shell's and the page's;
+    /// a denial reaches the guest as `CODE: message`.
     fn host_call(&mut self, name: String, args: String) -> BoxFuture<'_, Result<String, String>> {
-        self.host.host_call(name, args)
+        let call = self.gate.call_tool(&name, &args, sandtab_caps::Via::Guest);
+        Box::pin(async move { call.await.map_err(|denial| denial.to_string()) })
     }
 }

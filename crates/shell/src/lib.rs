@@ -17,6 +17,7 @@ mod sessions;
 pub use error::ShellError;
 pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
+pub use sandtab_caps::{Capabilities, Gate};
 pub use sandtab_wasi::{GuestEngine, GuestHost, GuestLimits};
 pub use sessions::{DEFAULT_SESSION, MAX_SESSIONS, Sessions};
 
@@ -115,6 +116,14 @@ impl ExecOutcome {
     }
 }
 
+/// A gate that grants nothing: no tools, no network.
+pub fn no_capabilities() -> Arc<Gate> {
+    Arc::new(Gate::new(
+        Capabilities::default(),
+        Arc::new(sandtab_caps::NoDoors),
+    ))
+}
+
 /// Stops the exec that is running (or the next one to poll) from anywhere.
 #[derive(Debug, Clone)]
 pub struct CancelHandle {
@@ -171,6 +180,18 @@ impl Shell {
         engine: GuestEngine,
         host: Arc<dyn GuestHost>,
     ) -> Result<Self, ShellError> {
+        Self::with_gate(fs, limits, engine, host, no_capabilities())
+    }
+
+    /// A new session like [`Shell::with_guest_host`] whose doors out (tool calls from
+    /// commands and guests, `curl`/`wget`) all go through `gate`.
+    pub fn with_gate(
+        fs: Arc<SandboxFs>,
+        limits: ShellLimits,
+        engine: GuestEngine,
+        host: Arc<dyn GuestHost>,
+        gate: Arc<Gate>,
+    ) -> Result<Self, ShellError> {
         limits.validate()?;
         if engine.call_depth() != limits.guest.call_depth {
             return Err(ShellError::InvalidLimit {
@@ -182,7 +203,7 @@ impl Shell {
             fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let registry = bashkit::BuiltinRegistry::new();
-        let bash = commands::register(Bash::builder(), &fs)
+        let bash = commands::register(Bash::builder(), &fs, &gate)
             .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),
@@ -200,9 +221,11 @@ impl Shell {
             .env("USER", "agent")
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .build();
+        commands::register_tools(&bash, &registry, &gate);
         let guests = guests::Guests::new(
             engine,
             host,
+            gate,
             fs.clone(),
             limits.guest,
             bash.cancellation_token(),

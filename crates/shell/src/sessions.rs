@@ -3,7 +3,7 @@
 //! them work on the same files, run the same installed programs and share the guest
 //! engine's compiled modules. A fresh session runs one exec and is gone.
 
-use crate::{GuestEngine, GuestHost, GuestLimits, Shell, ShellError, ShellLimits};
+use crate::{Gate, GuestEngine, GuestHost, GuestLimits, Shell, ShellError, ShellLimits};
 use sandtab_vfs::SandboxFs;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,6 +27,7 @@ pub struct Sessions {
     limits: ShellLimits,
     engine: GuestEngine,
     host: Arc<dyn GuestHost>,
+    gate: Arc<Gate>,
     programs: Vec<Installed>,
     shells: BTreeMap<String, Shell>,
 }
@@ -48,11 +49,23 @@ impl Sessions {
         engine: GuestEngine,
         host: Arc<dyn GuestHost>,
     ) -> Result<Self, ShellError> {
+        Self::with_gate(fs, limits, engine, host, crate::no_capabilities())
+    }
+
+    /// Sessions like [`Sessions::new`] whose doors out go through `gate`.
+    pub fn with_gate(
+        fs: Arc<SandboxFs>,
+        limits: ShellLimits,
+        engine: GuestEngine,
+        host: Arc<dyn GuestHost>,
+        gate: Arc<Gate>,
+    ) -> Result<Self, ShellError> {
         let mut sessions = Self {
             fs,
             limits,
             engine,
             host,
+            gate,
             programs: Vec::new(),
             shells: BTreeMap::new(),
         };
@@ -93,6 +106,11 @@ impl Sessions {
         self.shells.keys().cloned().collect()
     }
 
+    /// The gate every session's doors go through.
+    pub fn gate(&self) -> &Arc<Gate> {
+        &self.gate
+    }
+
     /// The limits every session runs under.
     pub fn limits(&self) -> &ShellLimits {
         &self.limits
@@ -130,11 +148,12 @@ impl Sessions {
     }
 
     fn new_shell(&self) -> Result<Shell, ShellError> {
-        let mut shell = Shell::with_guest_host(
+        let mut shell = Shell::with_gate(
             self.fs.clone(),
             self.limits.clone(),
             self.engine.clone(),
             self.host.clone(),
+            self.gate.clone(),
         )?;
         for program in &self.programs {
             let names: Vec<&str> = program.names.iter().map(String::as_str).collect();

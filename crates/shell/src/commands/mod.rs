@@ -4,6 +4,7 @@
 //! modes), streams through bashkit's command I/O, and speaks GNU's messages and exit
 //! statuses. Registered over bashkit's builtins of the same name.
 
+mod curl;
 mod df;
 mod diff;
 mod file_type;
@@ -16,14 +17,18 @@ mod paths;
 mod stat;
 mod tar;
 mod textutils;
+mod tool;
 mod util;
 
-use bashkit::BashBuilder;
+use bashkit::{Bash, BashBuilder, BuiltinRegistry};
+use sandtab_caps::Gate;
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
 
-/// Adds sandtab's own commands to a shell being built.
-pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+/// Adds sandtab's own commands to a shell being built; `gate` is the doors' check.
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>, gate: &Arc<Gate>) -> BashBuilder {
+    let builder = curl::register(builder, fs, gate);
+    let builder = tool::register(builder, fs, gate);
     let builder = df::register(builder, fs);
     let builder = diff::register(builder, fs);
     let builder = patch::register(builder, fs);
@@ -35,4 +40,10 @@ pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder
     let builder = gzip::register(builder, fs);
     let builder = tar::register(builder, fs);
     textutils::register(builder, fs)
+}
+
+/// Makes each granted tool a command of its own name, unless a command of that name
+/// exists (then it is reachable as `tool NAME`).
+pub(crate) fn register_tools(bash: &Bash, registry: &BuiltinRegistry, gate: &Arc<Gate>) {
+    tool::register_own_names(bash, registry, gate);
 }
