@@ -1,6 +1,11 @@
 // sandtab: a sandbox for AI agents that lives in a browser tab.
 export { Sandbox, SandboxError } from './sandbox.js';
 export type {
+  CapabilityDocument,
+  Constraint,
+  NetworkGrant,
+  ToolGrant,
+  ToolHandler,
   DirEntry,
   ExecOptions,
   ExecResult,

@@ -2,6 +2,7 @@
 // Every request that expects an answer carries an `id`; output chunks of an exec arrive
 // as `output` messages with that exec's id before its `result`.
 
+import type { NetRequest, NetResponse } from './net-broker.js';
 import type { GuestLimits, ProgressEvent, WorkerOptions } from './types.js';
 
 /** What an exec request carries besides its script (the callbacks stay on the page). */
@@ -26,20 +27,23 @@ export const CALLS = [
   'fsck',
   'closeSession',
   'sessionNames',
+  'callTool',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 
 /** Methods answered at once, even while a command runs (they only read memory). */
-export const QUERIES = ['listDir', 'usage', 'info', 'snapshots'] as const;
+export const QUERIES = ['listDir', 'usage', 'info', 'snapshots', 'auditLog'] as const;
 export type QueryName = (typeof QUERIES)[number];
 
 export type Request =
   // `module`: the runtime already compiled by an earlier worker of this page.
-  // `hostCall`: whether the page answers guests' host calls.
+  // `hostCall`: whether the page answers tool calls (it always answers network requests).
   | { type: 'init'; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
   | { type: 'exec'; id: number; script: string; options: ExecRequestOptions }
   // The page's answer to a guest's host call.
   | { type: 'hostCallResult'; callId: number; value?: string; error?: string }
+  // The page's answer to a network request (`error`: a code and a message).
+  | { type: 'netFetchResult'; callId: number; value?: NetResponse; error?: { code: string; message: string } }
   | { type: 'cancel' }
   | { type: 'call'; id: number; method: CallName; args: unknown[] }
   | { type: 'query'; id: number; method: QueryName; args: unknown[] };
@@ -53,4 +57,6 @@ export type Reply =
   | { type: 'error'; id: number; message: string; code?: string }
   | { type: 'progress'; event: ProgressEvent }
   // A guest asks the page to run a host call.
-  | { type: 'hostCall'; callId: number; name: string; args: string };
+  | { type: 'hostCall'; callId: number; name: string; args: string }
+  // The runtime asks the page to make a request its gate allowed.
+  | { type: 'netFetch'; callId: number; request: NetRequest };

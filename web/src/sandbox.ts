@@ -1,8 +1,11 @@
 // The page-side handle of a sandbox. The runtime itself lives in a dedicated Web Worker,
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
+import { NetBroker, type NetRequest } from './net-broker.js';
 import type { CallName, ExecRequestOptions, QueryName, Reply, Request } from './protocol.js';
 import type {
+  CapabilityDocument,
+  ToolHandler,
   ProgressEvent,
   DirEntry,
   ExecOptions,
@@ -24,7 +27,9 @@ export class SandboxError extends Error {
   override name = 'SandboxError';
   /** The errno name when the filesystem refused (`ENOENT`, `EDQUOT`, `EROFS`,
    * `EUCLEAN` for corrupt stored data, `ENOTSUP` for data of an unknown format,
-   * `EBUSY` for a sandbox open in another tab). */
+   * `EBUSY` for a sandbox open in another tab); for a refused or failed tool call the
+   * capability code (`CAP_DENIED`, `CAP_BAD_ARGS`, `CAP_CONSTRAINT`, `CAP_MAX_CALLS`,
+   * `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`). */
   readonly code: string | undefined;
 
   constructor(message: string, code?: string) {
@@ -64,11 +69,15 @@ export class Sandbox {
 
   readonly #onProgress?: (event: ProgressEvent) => void;
   readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
+  readonly #tools: Record<string, ToolHandler>;
+  readonly #net: NetBroker;
 
-  private constructor(worker: Worker, options: SandboxOptions) {
+  private constructor(worker: Worker, options: SandboxOptions, secrets: Map<string, string>[]) {
     this.#worker = worker;
     this.#onProgress = options.onProgress;
     this.#hostCall = options.hostCall;
+    this.#tools = options.tools ?? {};
+    this.#net = new NetBroker(secrets);
   }
 
   /** Starts a runtime worker and opens the sandbox `options.name` in it: from
@@ -78,10 +87,11 @@ export class Sandbox {
    * options (naming the field), a sandbox open in another tab (`EBUSY`), stored data
    * this version cannot read (`ENOTSUP`, `EUCLEAN`), or a worker that cannot start. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
+    const { document: capabilities, secrets } = withoutSecrets(options.capabilities);
     const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
     const worker = new Worker(url, { type: 'module', name: 'sandtab-runtime' });
     const runtimeKey = String(url);
-    const sandbox = new Sandbox(worker, options);
+    const sandbox = new Sandbox(worker, options, secrets);
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<Reply>) => {
         const reply = event.data;
@@ -98,14 +108,15 @@ export class Sandbox {
         worker.terminate();
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
-      const { workerUrl: _, onProgress: _p, hostCall: _h, ...workerOptions } = options;
+      const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ...rest } = options;
+      const workerOptions: WorkerOptions = capabilities ? { ...rest, capabilities } : rest;
       // Program URLs are relative to the page, not to the worker script.
       const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: new URL(spec.url, globalThis.location?.href).href }));
       const init: Request = {
         type: 'init',
         options: { ...workerOptions, ...(programs ? { programs } : {}) } satisfies WorkerOptions,
         module: compiledRuntimes.get(runtimeKey),
-        hostCall: options.hostCall !== undefined,
+        hostCall: options.hostCall !== undefined || options.tools !== undefined,
       };
       worker.postMessage(init);
     });
@@ -148,6 +159,22 @@ export class Sandbox {
       stderrTotal: raw.stderrTotal,
       saveError: raw.saveError,
     };
+  }
+
+  /** Calls the granted tool `name` with `args`, through the same check as the shell's
+   * `tool` command and guests' calls (schema, constraints, `max_calls`, rate limit);
+   * resolves to the handler's answer. Rejects with a `SandboxError` whose `code` says
+   * why (`CAP_DENIED`, `CAP_CONSTRAINT`, ...). Runs after the commands queued before it. */
+  async callTool(name: string, args: Record<string, unknown> = {}): Promise<unknown> {
+    const answer = (await this.#call('callTool', name, JSON.stringify(args))) as string;
+    return JSON.parse(answer) as unknown;
+  }
+
+  /** The audit log as JSON Lines: every exec, tool call, network request and denial,
+   * with its time, arguments (secrets redacted) and result size, oldest first (the
+   * last 10,000). Answered at once, even while a command runs. */
+  async auditLog(): Promise<string> {
+    return (await this.#query('auditLog')) as string;
   }
 
   /** Stops the running command (it ends with exit status 130). Files and the session
@@ -305,6 +332,10 @@ export class Sandbox {
       void this.#answerHostCall(reply.callId, reply.name, reply.args);
       return;
     }
+    if (reply.type === 'netFetch') {
+      void this.#answerNetFetch(reply.callId, reply.request);
+      return;
+    }
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     switch (reply.type) {
@@ -322,10 +353,44 @@ export class Sandbox {
     }
   }
 
+  async #answerNetFetch(callId: number, request: NetRequest): Promise<void> {
+    let answer: Request;
+    try {
+      const value = await this.#net.fetch(request);
+      answer = { type: 'netFetchResult', callId, value };
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      answer = {
+        type: 'netFetchResult',
+        callId,
+        error: {
+          code: typeof code === 'string' && code.startsWith('CAP_') ? code : 'CAP_NET_FAILED',
+          message: err instanceof Error ? err.message : String(err),
+        },
+      };
+    }
+    if (this.#dead !== null) return;
+    const transfer = answer.value ? [answer.value.body.buffer as ArrayBuffer] : [];
+    this.#worker.postMessage(answer, transfer);
+  }
+
+  /** Runs the handler of a granted tool: the runtime has checked the call. */
+  async #runTool(name: string, args: string): Promise<string> {
+    const handler = Object.hasOwn(this.#tools, name) ? this.#tools[name] : undefined;
+    if (handler) {
+      const value = await handler(JSON.parse(args) as Record<string, unknown>);
+      const json = JSON.stringify(value === undefined ? null : value);
+      if (json === undefined) throw new Error('the handler answered a value that is not JSON');
+      return json;
+    }
+    if (this.#hostCall) return this.#hostCall(name, args);
+    throw new Error(`the page has no handler for \`${name}\``);
+  }
+
   async #answerHostCall(callId: number, name: string, args: string): Promise<void> {
     let answer: Request;
     try {
-      const value = await this.#hostCall!(name, args);
+      const value = await this.#runTool(name, args);
       if (typeof value !== 'string') throw new Error('hostCall must resolve to a JSON string');
       answer = { type: 'hostCallResult', callId, value };
     } catch (err) {
@@ -336,7 +401,33 @@ export class Sandbox {
 
   #fail(err: SandboxError): void {
     this.#dead = err;
+    this.#net.dispose();
     for (const pending of this.#pending.values()) pending.reject(err);
     this.#pending.clear();
   }
+}
+
+/** The document as the runtime gets it: injected header values replaced by `null`
+ * (the page injects them itself, so the runtime never holds a secret), and the values
+ * kept aside, by grant. */
+function withoutSecrets(doc: CapabilityDocument | undefined): {
+  document: CapabilityDocument | undefined;
+  secrets: Map<string, string>[];
+} {
+  const secrets: Map<string, string>[] = [];
+  if (doc === undefined || doc === null || typeof doc !== 'object') return { document: doc, secrets };
+  const allow = doc.network?.allow;
+  if (!Array.isArray(allow)) return { document: doc, secrets };
+  const stripped = allow.map((grant) => {
+    const kept = new Map<string, string>();
+    secrets.push(kept);
+    if (!grant || typeof grant !== 'object' || !grant.headers || typeof grant.headers !== 'object') return grant;
+    const headers: Record<string, string | null> = {};
+    for (const [name, value] of Object.entries(grant.headers)) {
+      if (typeof value === 'string') kept.set(name.toLowerCase(), value);
+      headers[name] = typeof value === 'string' ? null : (value as null);
+    }
+    return { ...grant, headers };
+  });
+  return { document: { ...doc, network: { ...doc.network, allow: stripped as never } }, secrets };
 }

@@ -91,6 +91,83 @@ export interface ReadOnlyMount {
  * sync access handles in the worker) survive reloads; `memory` is gone with the worker. */
 export type StorageKind = 'indexeddb' | 'opfs' | 'memory';
 
+/** A constraint on a tool's arguments: one test on one argument (`arg` is its name or
+ * a JSON Pointer such as `/options/depth`), or `all`/`any`/`not` of constraints. They
+ * fail closed: a missing argument, or one of the wrong type for its test, denies. */
+export type Constraint =
+  | { all: Constraint[] }
+  | { any: Constraint[] }
+  | { not: Constraint }
+  | ({ arg: string } & (
+      | { eq: unknown }
+      | { ne: unknown }
+      | { lt: number }
+      | { le: number }
+      | { gt: number }
+      | { ge: number }
+      | { in: unknown[] }
+      | { not_in: unknown[] }
+      | { starts_with: string }
+      | { ends_with: string }
+      /** Matches the whole value; at most 1 KiB of pattern. */
+      | { regex: string }
+      | { max_length: number }
+    ));
+
+/** A tool the page grants: callable as `tool NAME ...` or `NAME ...` in the shell, by
+ * guests (`sandtab.tool_call`) and by `Sandbox.callTool`, all through one check. */
+export interface ToolGrant {
+  /** A letter or `_`, then letters, digits, `_`, `-`, `.` (at most 64). */
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments (`"type": "object"`), checked before every call. */
+  parameters?: Record<string, unknown>;
+  constraints?: Constraint;
+  /** Calls allowed in the sandbox's life (per opened sandbox). */
+  max_calls?: number;
+  /** At most `calls` calls in any `per_seconds` window. */
+  rate_limit?: { calls: number; per_seconds: number };
+  /** Arguments (JSON Pointers) shown as `[redacted]` in the audit log. */
+  redact?: string[];
+}
+
+/** An origin the sandbox may reach (`curl`, `wget`). */
+export interface NetworkGrant {
+  /** `https://api.example.com`, `http://127.0.0.1:8080`, or `https://*.example.com`
+   * (subdomains). Private and loopback addresses are reachable only when named. */
+  origin: string;
+  /** Path prefixes (default: every path). */
+  paths?: string[];
+  /** Methods (default `["GET", "HEAD"]`). */
+  methods?: string[];
+  /** Headers put on every request to this origin. Their values stay on the page: the
+   * runtime never holds them, and they are scrubbed from responses. A request carrying
+   * them is never redirected to another origin. */
+  headers?: Record<string, string>;
+}
+
+/** What a sandbox may reach: the only doors out. Nothing is granted by default. */
+export interface CapabilityDocument {
+  /** The format version (1). */
+  version?: 1;
+  tools?: ToolGrant[];
+  network?: {
+    allow?: NetworkGrant[];
+    /** Largest response body (default 10 MiB). */
+    max_response_bytes?: number;
+    /** Redirects followed (default 5, at most 20). */
+    max_redirects?: number;
+  };
+  /** The same as the options `quota` and `mounts`. */
+  filesystem?: { quota?: Quota; mounts?: ReadOnlyMount[] };
+  /** The same as the options `limits` and `guestLimits`. */
+  limits?: { shell?: Limits; guest?: GuestLimits };
+}
+
+/** A granted tool's implementation on the page: gets the checked arguments, returns
+ * any JSON-serialisable value (or a promise of one); a throw is the call's failure. */
+export type ToolHandler = (args: Record<string, unknown>) => unknown;
+
 /** What the runtime worker is started with. */
 export interface WorkerOptions {
   /** Which stored sandbox to open or create (default `"default"`). */
@@ -109,6 +186,8 @@ export interface WorkerOptions {
   /** Programs to install as commands (CPython as `python3`, say). They load in the
    * background; a command waits until they are installed. */
   programs?: ProgramSpec[];
+  /** The tools and origins the sandbox may reach (nothing unless given). */
+  capabilities?: CapabilityDocument;
 }
 
 export interface SandboxOptions extends WorkerOptions {
@@ -116,8 +195,10 @@ export interface SandboxOptions extends WorkerOptions {
   workerUrl?: string | URL;
   /** Progress of the programs being fetched and compiled. */
   onProgress?: (event: ProgressEvent) => void;
-  /** Answers a guest program's host call (`sandtab.tool_call(name, argsJson)`): resolve
-   * with a JSON string, or reject with an error the program sees. */
+  /** Handlers of the granted tools, by name. */
+  tools?: Record<string, ToolHandler>;
+  /** A handler for granted tools not in `tools`: resolve with a JSON string, or reject
+   * with an error the caller sees. Only granted tools, with checked arguments, reach it. */
   hostCall?: (name: string, argsJson: string) => Promise<string>;
 }
 

@@ -5,6 +5,7 @@
 // CPU-bound loop runs), and queries (listDir, usage) answer from memory at once.
 
 import init, { compiledModule, Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
+import type { NetRequest, NetResponse } from './net-broker.js';
 import { CALLS, QUERIES, type Reply, type Request } from './protocol.js';
 import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 
@@ -53,6 +54,18 @@ function hostCall(name: string, args: string): Promise<string> {
   return new Promise((resolve, reject) => {
     hostCalls.set(callId, { resolve, reject });
     post({ type: 'hostCall', callId, name, args });
+  });
+}
+
+/** Network requests waiting for the page's answer, by call id. */
+const netCalls = new Map<number, { resolve: (value: NetResponse) => void; reject: (err: Error) => void }>();
+
+/** Asks the page to make a request the runtime's gate allowed (see net-broker.ts). */
+function netFetch(request: NetRequest): Promise<NetResponse> {
+  const callId = nextHostCall++;
+  return new Promise((resolve, reject) => {
+    netCalls.set(callId, { resolve, reject });
+    post({ type: 'netFetch', callId, request });
   });
 }
 
@@ -138,7 +151,7 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
     return;
   }
   const { programs = [], ...sandboxOptions } = options;
-  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage, ...(withHostCall ? { hostCall } : {}) });
+  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage, netFetch, ...(withHostCall ? { hostCall } : {}) });
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
   // Commands queue behind the programs, so `python3` right away waits for CPython.
   const box = sandbox;
@@ -163,6 +176,16 @@ async function handle(request: Request): Promise<void> {
     hostCalls.delete(request.callId);
     if (request.error !== undefined) waiting?.reject(new Error(request.error));
     else waiting?.resolve(request.value ?? '');
+    return;
+  }
+  if (request.type === 'netFetchResult') {
+    const waiting = netCalls.get(request.callId);
+    netCalls.delete(request.callId);
+    if (request.error !== undefined) {
+      waiting?.reject(Object.assign(new Error(request.error.message), { code: request.error.code }));
+    } else if (request.value !== undefined) {
+      waiting?.resolve(request.value);
+    }
     return;
   }
   const box = sandbox;

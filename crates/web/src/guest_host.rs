@@ -1,6 +1,6 @@
 //! The browser's side of guest programs: clocks, `crypto.getRandomValues`, a macrotask
 //! tick to let the worker's event loop run between fuel slices, `setTimeout` for
-//! sleeps, and the page's host-call function.
+//! sleeps. (Guests' tool calls go through the capability gate to [`crate::doors`].)
 
 use sandtab_wasi::{BoxFuture, GuestHost, Platform};
 use send_wrapper::SendWrapper;
@@ -21,20 +21,8 @@ extern "C" {
 }
 
 /// The worker's platform for guests.
-#[derive(Debug)]
-pub struct WebHost {
-    /// `hostCall(name, argsJson) => Promise<string>` from the sandbox's options.
-    host_call: SendWrapper<Option<js_sys::Function>>,
-}
-
-impl WebHost {
-    /// A host whose guests' `sandtab.tool_call` goes to `host_call`, if given.
-    pub fn new(host_call: Option<js_sys::Function>) -> Self {
-        Self {
-            host_call: SendWrapper::new(host_call),
-        }
-    }
-}
+#[derive(Debug, Default)]
+pub struct WebHost;
 
 impl Platform for WebHost {
     fn realtime_ns(&self) -> u64 {
@@ -68,38 +56,6 @@ impl GuestHost for WebHost {
             let _ = wait.await;
         })
     }
-
-    fn host_call(&self, name: String, args: String) -> BoxFuture<'static, Result<String, String>> {
-        let Some(function) = (*self.host_call).clone() else {
-            return Box::pin(async move { Err(format!("no host function `{name}` is granted")) });
-        };
-        let called = function.call2(
-            &JsValue::NULL,
-            &JsValue::from_str(&name),
-            &JsValue::from_str(&args),
-        );
-        let future = SendWrapper::new(async move {
-            let value = match called {
-                Ok(value) => JsFuture::from(js_sys::Promise::resolve(&value)).await,
-                Err(err) => Err(err),
-            };
-            match value {
-                Ok(value) => value
-                    .as_string()
-                    .ok_or_else(|| "the host call did not answer with a string".to_owned()),
-                Err(err) => Err(error_text(&err)),
-            }
-        });
-        Box::pin(future)
-    }
-}
-
-fn error_text(err: &JsValue) -> String {
-    js_sys::Reflect::get(err, &JsValue::from_str("message"))
-        .ok()
-        .and_then(|message| message.as_string())
-        .or_else(|| err.as_string())
-        .unwrap_or_else(|| "the host call failed".to_owned())
 }
 
 /// Ready after one macrotask: pending messages (a cancel) are delivered first.

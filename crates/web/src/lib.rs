@@ -5,6 +5,7 @@
 //! lives in platform-free crates; [`idb_store`] is the IndexedDB backend.
 
 mod convert;
+mod doors;
 mod guest_host;
 pub mod idb_store;
 pub mod opfs_store;
@@ -20,7 +21,7 @@ use idb_store::IdbStore;
 use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
 use options::StorageKind;
-use sandtab_shell::{CancelHandle, DEFAULT_SESSION, Sessions, Stream, WallClock};
+use sandtab_shell::{CancelHandle, DEFAULT_SESSION, Gate, Sessions, Stream, WallClock};
 use sandtab_vfs::storage::records::PACK_MAX_FILE;
 use sandtab_vfs::storage::{ContentSink, fsck};
 use sandtab_vfs::{SandboxFs, VfsPath, VfsResult};
@@ -75,6 +76,8 @@ impl ArraySink {
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct Sandbox {
+    /// The capability check every door goes through, and the audit log.
+    gate: Arc<Gate>,
     // Shared with the future of a running exec; `exec` is the only mutable borrower.
     sessions: Rc<RefCell<Sessions>>,
     fs: Arc<SandboxFs>,
@@ -84,6 +87,13 @@ pub struct Sandbox {
     storage: StorageKind,
     /// The OPFS store again, typed, for its direct large-file reads.
     opfs: Option<Arc<OpfsStore>>,
+}
+
+/// A denial as a JS `Error` with `code` (`CAP_...`) and the message.
+fn denial_error(denial: sandtab_caps::Denial) -> JsValue {
+    let error = js_sys::Error::new(&denial.to_string());
+    set(&error, "code", &JsValue::from_str(denial.code.as_str()));
+    error.into()
 }
 
 fn parse_path(path: &str) -> Result<VfsPath, JsValue> {
@@ -119,7 +129,7 @@ impl Sandbox {
             config.limits,
             config.name,
             StorageKind::Memory,
-            config.host_call,
+            config.doors,
         )
     }
 
@@ -157,7 +167,7 @@ impl Sandbox {
             config.limits,
             config.name,
             storage,
-            config.host_call,
+            config.doors,
         )
         .map_err(JsValue::from)?;
         sandbox.opfs = opfs;
@@ -170,13 +180,16 @@ impl Sandbox {
         limits: sandtab_shell::ShellLimits,
         name: String,
         storage: StorageKind,
-        host_call: Option<js_sys::Function>,
+        doors: options::DoorsConfig,
     ) -> Result<Sandbox, JsError> {
         let engine = sandtab_shell::GuestEngine::new(limits.guest.call_depth);
-        let host = Arc::new(guest_host::WebHost::new(host_call));
-        let sessions = Sessions::new(fs.clone(), limits, engine, host)
+        let host = Arc::new(guest_host::WebHost);
+        let web_doors = doors::WebDoors::new(doors.host_call, doors.net_fetch);
+        let gate = Arc::new(Gate::new(doors.capabilities, Arc::new(web_doors)));
+        let sessions = Sessions::with_gate(fs.clone(), limits, engine, host, gate.clone())
             .map_err(|err| JsError::new(&err.to_string()))?;
         Ok(Sandbox {
+            gate,
             sessions: Rc::new(RefCell::new(sessions)),
             fs,
             cancel: Rc::default(),
@@ -230,6 +243,7 @@ impl Sandbox {
     ) -> js_sys::Promise {
         let sessions = self.sessions.clone();
         let cancel = self.cancel.clone();
+        let gate = self.gate.clone();
         wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
             let mut sessions = sessions.try_borrow_mut().map_err(|_| {
                 JsValue::from(JsError::new(
@@ -241,6 +255,10 @@ impl Sandbox {
                 .map_err(error)?;
             let default_cap = sessions.limits().max_output_bytes;
             let mut fresh;
+            let session_name = match choice.fresh {
+                true => "(fresh)".to_owned(),
+                false => choice.session.clone().unwrap_or_else(|| DEFAULT_SESSION.to_owned()),
+            };
             let shell = if choice.fresh {
                 fresh = sessions.fresh().map_err(|err| error(err.to_string()))?;
                 &mut fresh
@@ -287,8 +305,35 @@ impl Sandbox {
                 .await;
             *cancel.borrow_mut() = None;
             let _ = shell.set_guest_limits(usual);
+            gate.log_exec(
+                &session_name,
+                &script,
+                outcome.exit_code,
+                outcome.stdout_total,
+                outcome.stderr_total,
+            );
             Ok(outcome_to_js(&outcome))
         }))
+    }
+
+    /// Calls the granted tool `name` with `args` (JSON text) through the same check as
+    /// the shell's `tool` command and guests' `sandtab.tool_call`; resolves to the
+    /// handler's JSON answer. Rejects with an `Error` whose `code` is the stable reason
+    /// (`CAP_DENIED`, `CAP_BAD_ARGS`, `CAP_CONSTRAINT`, `CAP_MAX_CALLS`,
+    /// `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`).
+    #[wasm_bindgen(js_name = callTool)]
+    pub fn call_tool(&self, name: String, args: String) -> js_sys::Promise {
+        let call = self.gate.call_tool(&name, &args, sandtab_caps::Via::Api);
+        wasm_bindgen_futures::future_to_promise(async move {
+            call.await.map(|answer| JsValue::from_str(&answer)).map_err(denial_error)
+        })
+    }
+
+    /// The audit log as JSON Lines: every exec, tool call, request and denial, oldest
+    /// first, secrets redacted.
+    #[wasm_bindgen(js_name = auditLog)]
+    pub fn audit_log(&self) -> String {
+        self.gate.audit().to_jsonl()
     }
 
     /// Ends the shell session `name` (its variables, `cd` and functions); the files

@@ -68,8 +68,19 @@ pub struct SandboxConfig {
     pub storage: Option<StorageKind>,
     /// `/tmp` in memory, then the page's read-only mounts.
     pub mounts: Vec<Mount>,
-    /// `hostCall(name, argsJson) => Promise<string>`: answers guests' `sandtab.tool_call`.
+    /// What the sandbox may reach, and how.
+    pub doors: DoorsConfig,
+}
+
+/// The capability document and the page's functions behind it.
+#[derive(Debug, Default)]
+pub struct DoorsConfig {
+    /// `hostCall(name, argsJson) => Promise<string>`: runs a granted tool's handler.
     pub host_call: Option<js_sys::Function>,
+    /// `netFetch(request) => Promise<response>`: the page's network frame.
+    pub net_fetch: Option<js_sys::Function>,
+    /// The capability document (nothing granted unless given).
+    pub capabilities: sandtab_caps::Capabilities,
 }
 
 /// `{ limits?: {...}, quota?: { maxBytes?, maxEntries?, maxFileSize? } }`;
@@ -84,7 +95,7 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             path: VfsPath::parse("/tmp").map_err(|err| err.to_string())?,
             source: MountSource::Memory,
         }],
-        host_call: None,
+        doors: DoorsConfig::default(),
     };
     if options.is_undefined() || options.is_null() {
         return Ok(config);
@@ -103,8 +114,11 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             "mounts",
             "guestLimits",
             "hostCall",
+            "netFetch",
+            "capabilities",
         ],
     )?;
+    apply_capabilities(options, &mut config)?;
     let name = get(options, "name")?;
     if !name.is_undefined() {
         let Some(text) = name.as_string() else {
@@ -155,15 +169,8 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
     }
     config.limits.guest = guest_limits_in(options, "guestLimits", config.limits.guest)?;
     config.limits.validate().map_err(|err| err.to_string())?;
-    let host_call = get(options, "hostCall")?;
-    if !host_call.is_undefined() && !host_call.is_null() {
-        config.host_call = Some(host_call.dyn_into().map_err(|value| {
-            format!(
-                "options.hostCall must be a function, got {}",
-                describe(&value)
-            )
-        })?);
-    }
+    config.doors.host_call = function(options, "hostCall")?;
+    config.doors.net_fetch = function(options, "netFetch")?;
 
     for (name, value) in whole_numbers(options, "quota", QUOTA_FIELDS)? {
         match name {
@@ -173,6 +180,64 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
         }
     }
     Ok(config)
+}
+
+fn function(options: &JsValue, key: &str) -> Result<Option<js_sys::Function>, String> {
+    let value = get(options, key)?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .dyn_into()
+        .map(Some)
+        .map_err(|value| format!("options.{key} must be a function, got {}", describe(&value)))
+}
+
+/// `options.capabilities`: the capability document (an object or its JSON text). Its
+/// `limits: {shell, guest}` and `filesystem: {quota, mounts}` sections are the options'
+/// `limits`/`guestLimits` and `quota`/`mounts` given in the document (same fields);
+/// each may be given in one place only.
+fn apply_capabilities(options: &JsValue, config: &mut SandboxConfig) -> Result<(), String> {
+    let value = get(options, "capabilities")?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(());
+    }
+    let text = match value.as_string() {
+        Some(text) => text,
+        None if value.is_object() => js_sys::JSON::stringify(&value)
+            .ok()
+            .and_then(|t| t.as_string())
+            .ok_or("options.capabilities cannot be turned into JSON")?,
+        None => return Err(format!("options.capabilities must be an object, got {}", describe(&value))),
+    };
+    config.doors.capabilities = sandtab_caps::Capabilities::from_json(&text).map_err(|err| err.to_string())?;
+    // The sections become options, checked by the same code as the options themselves:
+    // `limits: {shell, guest}` and `filesystem: {quota, mounts}`.
+    let sections = [
+        ("limits", config.doors.capabilities.limits.clone(), [("shell", "limits"), ("guest", "guestLimits")]),
+        ("filesystem", config.doors.capabilities.filesystem.clone(), [("quota", "quota"), ("mounts", "mounts")]),
+    ];
+    for (place, found, keys) in sections {
+        let Some(found) = found else { continue };
+        let json = serde_json::Value::Object(found).to_string();
+        let parsed = js_sys::JSON::parse(&json).map_err(|_| format!("capabilities.{place} is not JSON"))?;
+        let names: Vec<&str> = keys.iter().map(|(doc, _)| *doc).collect();
+        check_keys(&parsed, &format!("capabilities.{place}"), &names)?;
+        for (doc_key, option_key) in keys {
+            let inner = get(&parsed, doc_key)?;
+            if inner.is_undefined() {
+                continue;
+            }
+            if !get(options, option_key)?.is_undefined() {
+                return Err(format!(
+                    "`{option_key}` is given both in options and as capabilities.{place}.{doc_key}: give it in one place"
+                ));
+            }
+            Reflect::set(options, &JsValue::from_str(option_key), &inner)
+                .map_err(|_| format!("options.{option_key} cannot be set"))?;
+        }
+    }
+    Ok(())
 }
 
 /// `[{ path: "/project", files: { "src/a.rs": "text" or Uint8Array, ... } }]`: read-only

@@ -137,7 +137,8 @@ async fn a_host_call_is_answered_by_a_javascript_promise() {
            ? resolve(JSON.stringify({ tool: name, args: JSON.parse(args), temp: 3 })) \
            : reject(new Error('no tool ' + name)), 20));",
     );
-    let options = limits("{}");
+    // The tool must be granted: the handler alone opens nothing.
+    let options = limits(r#"{"capabilities": {"tools": [{"name": "weather"}]}}"#);
     Reflect::set(&options, &"hostCall".into(), &host_call).unwrap();
     let sandbox = Sandbox::new(options).unwrap();
     sandbox
