@@ -91,6 +91,39 @@ for (const name of browserNames) {
       assert.equal(failed.stderr, 'fails: CAP_TOOL_FAILED: `fails` failed: upstream is down\n');
     });
 
+    test("sandtab's own tools: definitions in three formats, bash, read, write and edit", async () => {
+      const defs = await page.evaluate(async () => ({
+        openai: await window.toolbox.toolDefinitions('openai'),
+        anthropic: await window.toolbox.toolDefinitions('anthropic'),
+        mcp: await window.toolbox.toolDefinitions('mcp'),
+      }));
+      assert.deepEqual(defs.openai.map((d) => d.function.name), ['bash', 'read_file', 'write_file', 'edit_file', 'weather', 'fails']);
+      assert.equal(defs.anthropic[4].input_schema.required[0], 'city');
+      assert.equal(defs.mcp[3].inputSchema.required.join(), 'path,old_string,new_string');
+      const steps = await page.evaluate(async () => {
+        const box = window.toolbox;
+        const code = (p) => p.then((v) => v, (err) => err.code);
+        return [
+          await box.callTool('write_file', { path: 'app/main.py', content: 'print(1)\nprint(1)\n' }),
+          await code(box.callTool('edit_file', { path: 'app/main.py', old_string: 'print(1)', new_string: 'print(2)' })),
+          await box.callTool('edit_file', { path: 'app/main.py', old_string: 'print(1)\nprint(1)', new_string: 'print(3)' }),
+          await box.callTool('read_file', { path: '/home/agent/app/main.py' }),
+          await box.callTool('bash', { command: 'cat app/main.py; exit 3' }),
+          await code(box.callTool('read_file', { path: 'nope' })),
+          await code(box.callTool('read_file', {})),
+        ];
+      });
+      assert.deepEqual(steps, [
+        { bytes_written: 18 },
+        'EINVAL',
+        { replacements: 1 },
+        { content: 'print(3)\n' },
+        { stdout: 'print(3)\n', stderr: '', exit_code: 3 },
+        'ENOENT',
+        'CAP_BAD_ARGS',
+      ]);
+    });
+
     test('the audit log has every exec, call and denial', async () => {
       const log = await page.evaluate(() => window.toolbox.auditLog());
       const entries = log.trim().split('\n').map((line) => JSON.parse(line));

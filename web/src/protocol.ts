@@ -28,11 +28,15 @@ export const CALLS = [
   'closeSession',
   'sessionNames',
   'callTool',
+  'readText',
+  'writeText',
+  'editFile',
+  'fetch',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 
 /** Methods answered at once, even while a command runs (they only read memory). */
-export const QUERIES = ['listDir', 'usage', 'info', 'snapshots', 'auditLog'] as const;
+export const QUERIES = ['listDir', 'usage', 'info', 'snapshots', 'auditLog', 'toolDefinitions'] as const;
 export type QueryName = (typeof QUERIES)[number];
 
 export type Request =

@@ -161,13 +161,82 @@ export class Sandbox {
     };
   }
 
-  /** Calls the granted tool `name` with `args`, through the same check as the shell's
-   * `tool` command and guests' calls (schema, constraints, `max_calls`, rate limit);
-   * resolves to the handler's answer. Rejects with a `SandboxError` whose `code` says
-   * why (`CAP_DENIED`, `CAP_CONSTRAINT`, ...). Runs after the commands queued before it. */
+  /** Calls tool `name` with `args` as an agent's model would: sandtab's own tools
+   * (`bash`, `read_file`, `write_file`, `edit_file`, `fetch`; see `toolDefinitions`)
+   * or a granted one, which goes through the same check as the shell's `tool` command
+   * and guests' calls (schema, constraints, `max_calls`, rate limit). Resolves to the
+   * answer (for `bash`: `{ stdout, stderr, exit_code }`). Rejects with a
+   * `SandboxError` whose `code` says why (`CAP_DENIED`, `CAP_CONSTRAINT`, `CAP_BAD_ARGS`,
+   * `ENOENT`, `EINVAL` for an edit that does not match, ...). Runs after the commands
+   * queued before it. */
   async callTool(name: string, args: Record<string, unknown> = {}): Promise<unknown> {
-    const answer = (await this.#call('callTool', name, JSON.stringify(args))) as string;
-    return JSON.parse(answer) as unknown;
+    const str = (key: string, optional = false): string | undefined => {
+      const value = args[key];
+      if (value === undefined && optional) return undefined;
+      if (typeof value !== 'string') throw new SandboxError(`${name}: \`${key}\` must be a string`, 'CAP_BAD_ARGS');
+      return value;
+    };
+    const int = (key: string): number | undefined => {
+      const value = args[key];
+      if (value === undefined) return undefined;
+      if (!Number.isInteger(value) || (value as number) < 1) {
+        throw new SandboxError(`${name}: \`${key}\` must be a whole number from 1`, 'CAP_BAD_ARGS');
+      }
+      return value as number;
+    };
+    switch (name) {
+      case 'bash': {
+        const result = await this.exec(str('command')!, args.session === undefined ? {} : { session: str('session')! });
+        return { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode };
+      }
+      case 'read_file':
+        return { content: await this.#call('readText', str('path'), int('offset'), int('limit')) };
+      case 'write_file':
+        return { bytes_written: await this.#call('writeText', str('path'), str('content')) };
+      case 'edit_file':
+        return {
+          replacements: await this.#call('editFile', str('path'), str('old_string'), str('new_string'), args.replace_all === true),
+        };
+      case 'fetch': {
+        const headers = args.headers ?? {};
+        const response = (await this.#call('fetch', {
+          url: str('url'),
+          method: str('method', true) ?? 'GET',
+          headers,
+          body: str('body', true),
+          follow: true,
+        })) as { status: number; headers: [string, string][]; url: string; body: Uint8Array };
+        return {
+          status: response.status,
+          url: response.url,
+          headers: Object.fromEntries(response.headers),
+          body: new TextDecoder().decode(response.body),
+        };
+      }
+      default: {
+        const answer = (await this.#call('callTool', name, JSON.stringify(args))) as string;
+        return JSON.parse(answer) as unknown;
+      }
+    }
+  }
+
+  /** The sandbox's tools for a model: its own (`bash`, `read_file`, `write_file`,
+   * `edit_file`, and `fetch` when an origin is granted), then the granted ones, in the
+   * OpenAI (`tools` of chat completions), Anthropic (`tools` of messages) or MCP
+   * (`tools/list`) format. */
+  async toolDefinitions(format: 'openai' | 'anthropic' | 'mcp' = 'openai'): Promise<unknown[]> {
+    return JSON.parse((await this.#query('toolDefinitions', format)) as string) as unknown[];
+  }
+
+  /** An HTTP request through the sandbox's network policy (the same check as `curl`'s:
+   * granted origins, paths and methods, every redirect hop, the size cap; injected
+   * headers added on the page). Rejects with a `SandboxError` whose `code` is
+   * `CAP_NET_...` when refused. */
+  async fetch(
+    url: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; follow?: boolean } = {},
+  ): Promise<{ status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean; body: Uint8Array }> {
+    return (await this.#call('fetch', { url, ...init })) as never;
   }
 
   /** The audit log as JSON Lines: every exec, tool call, network request and denial,

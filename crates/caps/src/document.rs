@@ -187,6 +187,12 @@ fn compile_tool(doc: ToolDoc, place: &str) -> Result<Tool, CapsError> {
             ),
         ));
     }
+    if crate::definitions::BUILTIN_TOOLS.contains(&doc.name.as_str()) {
+        return Err(CapsError::invalid(
+            format!("{place}.name"),
+            format!("`{}` is one of sandtab's own tools; give the tool another name", doc.name),
+        ));
+    }
     let parameters = doc
         .parameters
         .unwrap_or_else(|| serde_json::json!({"type": "object"}));

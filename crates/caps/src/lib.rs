@@ -2,12 +2,13 @@
 //! grants tools (with argument schemas, constraints, call and rate limits) and network
 //! origins (with paths, methods and injected headers); the [`Gate`] checks every tool
 //! call and request against it, whichever way it comes (shell, guest, page), and keeps
-//! the audit log. The host's side ([`Doors`]) only carries out what the gate allowed.
+//! the audit log, and describes the tools to a model ([`definitions`]). The host's side ([`Doors`]) only carries out what the gate allowed.
 //! Platform-free: the browser binding implements [`Doors`] with the page's handlers and
 //! `fetch`.
 
 mod audit;
 mod constraint;
+mod definitions;
 mod document;
 mod doors;
 mod error;
@@ -16,6 +17,7 @@ mod network;
 
 pub use audit::{AuditLog, REDACTED, Via, redact_pointers};
 pub use constraint::{Constraint, Test};
+pub use definitions::{BUILTIN_TOOLS, Definition, Format, builtin_definitions, definitions, definitions_json};
 pub use document::{Capabilities, DOCUMENT_VERSION, RateLimit, Tool, valid_tool_name};
 pub use doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, NoDoors};
 pub use error::{CapsError, Code, Denial};

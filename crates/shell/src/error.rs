@@ -19,7 +19,11 @@ pub enum ShellError {
     /// A new session past the most a sandbox holds.
     #[error("too many shell sessions: a sandbox holds at most {0}; close one first")]
     TooManySessions(usize),
+    /// A file tool (`read_file`, `write_file`, `edit_file`) could not do what it was
+    /// asked; nothing was changed.
+    #[error("{0}")]
+    FileTool(String),
     /// The starting file tree could not be made.
-    #[error("could not prepare the sandbox filesystem: {0}")]
+    #[error("{0}")]
     Filesystem(#[from] sandtab_vfs::VfsError),
 }

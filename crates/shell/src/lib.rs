@@ -9,6 +9,7 @@
 
 mod commands;
 mod error;
+pub mod file_tools;
 mod fs_adapter;
 mod guests;
 mod limits;

@@ -4,6 +4,7 @@
 //! which owns it and answers the page's messages. Everything else (filesystem, shell)
 //! lives in platform-free crates; [`idb_store`] is the IndexedDB backend.
 
+mod agent_tools;
 mod convert;
 mod doors;
 mod guest_host;
