@@ -48,6 +48,13 @@ for (const name of browserNames) {
       );
     });
 
+    test('the audit panel lists the command with its exit status', async () => {
+      await page.waitForFunction(
+        () => [...document.querySelectorAll('#audit-log li.exec')].some((li) => li.textContent.includes('echo hello > /tmp/a; cat /tmp/a → 0')),
+        { timeout: 10_000 },
+      );
+    });
+
     test('history recalls the previous command with the up arrow', async () => {
       await page.focus('#terminal .xterm-helper-textarea');
       await page.keyboard.press('ArrowUp');

@@ -79,8 +79,8 @@ async function refreshStorage(sandbox: Sandbox, persisted: boolean | null): Prom
   (document.getElementById('restore') as HTMLButtonElement).disabled = snapshots.length === 0;
 }
 
-function download(data: Uint8Array, name: string): void {
-  const url = URL.createObjectURL(new Blob([data as BlobPart], { type: 'application/x-tar' }));
+function download(data: Uint8Array, name: string, type = 'application/x-tar'): void {
+  const url = URL.createObjectURL(new Blob([data as BlobPart], { type }));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;
@@ -165,6 +165,45 @@ function showProgress(event: ProgressEvent, states: Map<string, string>): void {
   line.classList.toggle('error', event.phase === 'error');
 }
 
+/** The entries shown in the audit panel (the export has them all). */
+const AUDIT_SHOWN = 100;
+
+/** One line of the audit panel: when, what kind, and its gist. */
+function auditLine(entry: Record<string, unknown>): HTMLLIElement {
+  const item = document.createElement('li');
+  item.className = String(entry.kind);
+  const time = document.createElement('time');
+  const when = new Date(Number(entry.time_ms));
+  time.dateTime = when.toISOString();
+  time.textContent = when.toLocaleTimeString();
+  const kind = document.createElement('span');
+  kind.className = 'kind';
+  kind.textContent = String(entry.kind);
+  const gist = document.createElement('span');
+  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  switch (entry.kind) {
+    case 'exec':
+      gist.textContent = `${text(entry.script)} → ${text(entry.exit_code)}`;
+      break;
+    case 'tool':
+      gist.textContent = `${text(entry.tool)} ${text(entry.args)} (${entry.ok ? `${text(entry.result_bytes)} B` : text(entry.code)})`;
+      break;
+    case 'fetch':
+      gist.textContent = `${text(entry.method)} ${text(entry.url)} → ${entry.ok ? `${text(entry.status)}, ${text(entry.result_bytes)} B` : text(entry.code)}`;
+      break;
+    default:
+      gist.textContent = `${text(entry.code)} ${text(entry.tool ?? entry.url)}: ${text(entry.message)}`;
+  }
+  item.append(time, kind, gist);
+  return item;
+}
+
+async function refreshAudit(sandbox: Sandbox): Promise<void> {
+  const lines = (await sandbox.auditLog()).trim().split('\n').filter(Boolean);
+  const shown = lines.slice(-AUDIT_SHOWN).reverse().map((line) => auditLine(JSON.parse(line) as Record<string, unknown>));
+  document.getElementById('audit-log')!.replaceChildren(...shown);
+}
+
 async function main(): Promise<void> {
   // `?sandbox=name` opens another stored sandbox (each has its own files);
   // `?storage=opfs` (or `memory`) keeps it somewhere other than IndexedDB.
@@ -194,6 +233,7 @@ async function main(): Promise<void> {
     try {
       await refreshFiles(sandbox);
       await refreshStorage(sandbox, persisted);
+      await refreshAudit(sandbox);
     } catch (err) {
       panelError(err);
     }
@@ -206,6 +246,9 @@ async function main(): Promise<void> {
     })
     .catch(panelError);
   wireStorageControls(sandbox, refresh);
+  document.getElementById('audit-export')!.addEventListener('click', () => {
+    void sandbox.auditLog().then((log) => download(new TextEncoder().encode(log), `${name}-audit.jsonl`, 'application/jsonl'), panelError);
+  });
   // One sandbox for the terminal and the files panel: create the element only now, so it
   // does not start a sandbox of its own.
   const terminal = document.createElement('sandtab-terminal');
