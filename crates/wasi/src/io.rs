@@ -1,5 +1,6 @@
 //! What a guest run needs from its host: standard streams, time, randomness, a way to
-//! let the event loop run, and host calls. The browser worker and the CLI implement it.
+//! let the event loop run, and host calls (which the shell sends through its gate).
+//! The browser worker and the CLI implement it.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -48,17 +49,12 @@ pub trait Platform: Send + Sync {
 }
 
 /// What every guest of a sandbox gets from the platform: time, randomness, a way to
-/// let the event loop run, sleeping, and the page's host calls.
+/// let the event loop run, and sleeping.
 pub trait GuestHost: Platform {
     /// Lets the event loop run once (in the browser: one `MessageChannel` macrotask).
     fn yield_now(&self) -> BoxFuture<'static, ()>;
     /// Waits `nanos` nanoseconds.
     fn sleep(&self, nanos: u64) -> BoxFuture<'static, ()>;
-    /// A host call from a guest (`sandtab.tool_call`).
-    fn host_call(&self, name: String, args: String) -> BoxFuture<'static, Result<String, String>> {
-        let _ = args;
-        Box::pin(async move { Err(format!("no host function `{name}` is granted")) })
-    }
 }
 
 /// The native platform: the system clocks and random source, sleeping the thread.
