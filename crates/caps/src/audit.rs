@@ -87,7 +87,11 @@ impl AuditLog {
 
     /// How many entries are kept.
     pub fn len(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).entries.len()
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entries
+            .len()
     }
 
     /// Whether the log is empty.
@@ -111,7 +115,9 @@ impl AuditLog {
     fn redact_value(&self, value: Value) -> Value {
         match value {
             Value::String(text) => Value::String(self.redact_str(&text)),
-            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect()),
+            Value::Array(items) => {
+                Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect())
+            }
             Value::Object(map) => Value::Object(
                 map.into_iter()
                     .map(|(k, v)| (k, self.redact_value(v)))

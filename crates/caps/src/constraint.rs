@@ -304,7 +304,10 @@ fn compile_test(object: &Map<String, Value>, place: &str) -> Result<Constraint, 
     let (Some((key, operand)), None) = (tests.next(), tests.next()) else {
         return Err(CapsError::invalid(
             place,
-            format!("a constraint needs exactly one test, one of: {}", TESTS.join(", ")),
+            format!(
+                "a constraint needs exactly one test, one of: {}",
+                TESTS.join(", ")
+            ),
         ));
     };
     let at = format!("{place}.{key}");
@@ -383,12 +386,27 @@ mod tests {
             {"arg": "city", "in": ["Paris", "Oslo"]},
             {"arg": "/unit", "not_in": ["kelvin"]},
         ]}));
-        assert!(c.check(&json!({"days": 7, "city": "Oslo", "unit": "C"})).is_ok());
-        assert!(c.check(&json!({"days": 8, "city": "Oslo", "unit": "C"})).is_err());
-        assert!(c.check(&json!({"days": 0, "city": "Oslo", "unit": "C"})).is_err());
-        assert!(c.check(&json!({"days": 1, "city": "Rome", "unit": "C"})).is_err());
+        assert!(
+            c.check(&json!({"days": 7, "city": "Oslo", "unit": "C"}))
+                .is_ok()
+        );
+        assert!(
+            c.check(&json!({"days": 8, "city": "Oslo", "unit": "C"}))
+                .is_err()
+        );
+        assert!(
+            c.check(&json!({"days": 0, "city": "Oslo", "unit": "C"}))
+                .is_err()
+        );
+        assert!(
+            c.check(&json!({"days": 1, "city": "Rome", "unit": "C"}))
+                .is_err()
+        );
         let err = c.check(&json!({"days": 1, "city": "Oslo", "unit": "kelvin"}));
-        assert_eq!(err.unwrap_err(), "`days` must be at most 7 and `days` must be more than 0 and `city` must be one of [\"Paris\",\"Oslo\"] and `unit` must not be one of [\"kelvin\"]");
+        assert_eq!(
+            err.unwrap_err(),
+            "`days` must be at most 7 and `days` must be more than 0 and `city` must be one of [\"Paris\",\"Oslo\"] and `unit` must not be one of [\"kelvin\"]"
+        );
     }
 
     #[test]
@@ -437,11 +455,30 @@ mod tests {
 
     #[test]
     fn bad_constraints_are_clear_errors() {
-        let err = |doc: Value| Constraint::compile(&doc, "tools[0].constraints").unwrap_err().to_string();
-        assert_eq!(err(json!({"arg": "x"})), "capability document: tools[0].constraints: a constraint needs exactly one test, one of: eq, ne, lt, le, gt, ge, in, not_in, starts_with, ends_with, regex, max_length");
-        assert_eq!(err(json!({"arg": "x", "like": 1})), "capability document: tools[0].constraints: unknown test `like` (one of: eq, ne, lt, le, gt, ge, in, not_in, starts_with, ends_with, regex, max_length)");
-        assert_eq!(err(json!({"arg": "x", "lt": "3"})), "capability document: tools[0].constraints.lt: must be a number");
-        assert_eq!(err(json!({"all": [{"arg": "x", "regex": "("}]})).lines().next().unwrap(), "capability document: tools[0].constraints.all[0].regex: bad regex: regex parse error:");
+        let err = |doc: Value| {
+            Constraint::compile(&doc, "tools[0].constraints")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err(json!({"arg": "x"})),
+            "capability document: tools[0].constraints: a constraint needs exactly one test, one of: eq, ne, lt, le, gt, ge, in, not_in, starts_with, ends_with, regex, max_length"
+        );
+        assert_eq!(
+            err(json!({"arg": "x", "like": 1})),
+            "capability document: tools[0].constraints: unknown test `like` (one of: eq, ne, lt, le, gt, ge, in, not_in, starts_with, ends_with, regex, max_length)"
+        );
+        assert_eq!(
+            err(json!({"arg": "x", "lt": "3"})),
+            "capability document: tools[0].constraints.lt: must be a number"
+        );
+        assert_eq!(
+            err(json!({"all": [{"arg": "x", "regex": "("}]}))
+                .lines()
+                .next()
+                .unwrap(),
+            "capability document: tools[0].constraints.all[0].regex: bad regex: regex parse error:"
+        );
         assert!(err(json!({"arg": "x", "regex": "a".repeat(2000)})).contains("longer than 1024"));
         // A pattern whose compiled form is too large is refused, not built.
         assert!(err(json!({"arg": "x", "regex": "(\\w{100}){100}"})).contains("bad regex"));

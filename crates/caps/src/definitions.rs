@@ -7,7 +7,14 @@ use crate::document::Capabilities;
 use serde_json::{Value, json};
 
 /// The names of sandtab's own tools, which a granted tool may not take.
-pub const BUILTIN_TOOLS: [&str; 6] = ["bash", "read_file", "write_file", "edit_file", "fetch", "ui"];
+pub const BUILTIN_TOOLS: [&str; 6] = [
+    "bash",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "fetch",
+    "ui",
+];
 
 /// Which function-calling format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,7 +139,12 @@ pub fn definitions(caps: &Capabilities) -> Vec<Definition> {
 
 /// [`definitions`] in `format`, as a JSON array.
 pub fn definitions_json(caps: &Capabilities, format: Format) -> Value {
-    Value::Array(definitions(caps).iter().map(|d| d.to_format(format)).collect())
+    Value::Array(
+        definitions(caps)
+            .iter()
+            .map(|d| d.to_format(format))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -141,32 +153,63 @@ mod tests {
 
     #[test]
     fn every_format_carries_the_same_schema() {
-        let caps = Capabilities::from_json(r#"{"tools": [{"name": "weather", "description": "Forecast",
+        let caps = Capabilities::from_json(
+            r#"{"tools": [{"name": "weather", "description": "Forecast",
             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}],
-            "network": {"allow": [{"origin": "https://api.example.com"}]}}"#)
+            "network": {"allow": [{"origin": "https://api.example.com"}]}}"#,
+        )
         .unwrap();
         let names: Vec<String> = definitions(&caps).into_iter().map(|d| d.name).collect();
-        assert_eq!(names, ["bash", "read_file", "write_file", "edit_file", "fetch", "weather"]);
+        assert_eq!(
+            names,
+            [
+                "bash",
+                "read_file",
+                "write_file",
+                "edit_file",
+                "fetch",
+                "weather"
+            ]
+        );
         let openai = definitions_json(&caps, Format::OpenAi);
         assert_eq!(openai[5]["type"], "function");
-        assert_eq!(openai[5]["function"]["parameters"]["properties"]["city"]["type"], "string");
+        assert_eq!(
+            openai[5]["function"]["parameters"]["properties"]["city"]["type"],
+            "string"
+        );
         let anthropic = definitions_json(&caps, Format::Anthropic);
-        assert_eq!(anthropic[5]["input_schema"], openai[5]["function"]["parameters"]);
+        assert_eq!(
+            anthropic[5]["input_schema"],
+            openai[5]["function"]["parameters"]
+        );
         let mcp = definitions_json(&caps, Format::Mcp);
         assert_eq!(mcp[0]["inputSchema"]["required"], json!(["command"]));
-        assert!(mcp[4]["description"].as_str().unwrap().contains("https://api.example.com"));
+        assert!(
+            mcp[4]["description"]
+                .as_str()
+                .unwrap()
+                .contains("https://api.example.com")
+        );
         // Without a granted origin there is no fetch tool to offer.
         let bare = definitions(&Capabilities::default());
         assert!(!bare.iter().any(|d| d.name == "fetch"));
         // Each built-in schema is itself a usable JSON Schema.
         for def in definitions(&caps) {
-            assert!(jsonschema::validator_for(&def.parameters).is_ok(), "{}", def.name);
+            assert!(
+                jsonschema::validator_for(&def.parameters).is_ok(),
+                "{}",
+                def.name
+            );
         }
     }
 
     #[test]
     fn a_granted_tool_cannot_take_a_builtin_name() {
         let err = Capabilities::from_json(r#"{"tools": [{"name": "bash"}]}"#).unwrap_err();
-        assert!(err.to_string().contains("`bash` is one of sandtab's own tools"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("`bash` is one of sandtab's own tools"),
+            "{err}"
+        );
     }
 }

@@ -116,7 +116,9 @@ impl Capabilities {
             let inner = err.into_inner();
             // For an unknown field the path ends at the field itself: name its parent.
             if inner.to_string().starts_with("unknown field") {
-                path = path.rsplit_once('.').map_or(String::new(), |(parent, _)| parent.to_owned());
+                path = path
+                    .rsplit_once('.')
+                    .map_or(String::new(), |(parent, _)| parent.to_owned());
             }
             match path.as_str() {
                 "." | "" => CapsError::Malformed(inner.to_string()),
@@ -137,11 +139,16 @@ impl Capabilities {
         {
             return Err(CapsError::invalid(
                 "version",
-                format!("version {version} is not known (this sandtab reads version {DOCUMENT_VERSION})"),
+                format!(
+                    "version {version} is not known (this sandtab reads version {DOCUMENT_VERSION})"
+                ),
             ));
         }
         if doc.tools.len() > MAX_TOOLS {
-            return Err(CapsError::invalid("tools", format!("more than {MAX_TOOLS} tools")));
+            return Err(CapsError::invalid(
+                "tools",
+                format!("more than {MAX_TOOLS} tools"),
+            ));
         }
         let mut names = BTreeSet::new();
         let mut tools = Vec::new();
@@ -173,7 +180,9 @@ impl Capabilities {
 pub fn valid_tool_name(name: &str) -> bool {
     let mut chars = name.chars();
     name.len() <= MAX_TOOL_NAME
-        && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
@@ -190,7 +199,10 @@ fn compile_tool(doc: ToolDoc, place: &str) -> Result<Tool, CapsError> {
     if crate::definitions::BUILTIN_TOOLS.contains(&doc.name.as_str()) {
         return Err(CapsError::invalid(
             format!("{place}.name"),
-            format!("`{}` is one of sandtab's own tools; give the tool another name", doc.name),
+            format!(
+                "`{}` is one of sandtab's own tools; give the tool another name",
+                doc.name
+            ),
         ));
     }
     let parameters = doc
@@ -203,7 +215,10 @@ fn compile_tool(doc: ToolDoc, place: &str) -> Result<Tool, CapsError> {
         ));
     }
     let validator = jsonschema::validator_for(&parameters).map_err(|err| {
-        CapsError::invalid(format!("{place}.parameters"), format!("not a usable JSON Schema: {err}"))
+        CapsError::invalid(
+            format!("{place}.parameters"),
+            format!("not a usable JSON Schema: {err}"),
+        )
     })?;
     let constraints = doc
         .constraints
@@ -273,16 +288,37 @@ mod tests {
     #[test]
     fn bad_documents_are_clear_errors() {
         assert!(err("not json").starts_with("capability document: expected ident"));
-        assert_eq!(err(r#"{"tool": []}"#).split(", expected").next().unwrap(), "capability document: unknown field `tool`");
-        assert!(err(r#"{"tools": [{"name": "a", "max_calls": "3"}]}"#).starts_with("capability document: tools[0].max_calls: invalid type: string \"3\""));
-        assert!(err(r#"{"tools": [{"name": "a"}, {"name": "a"}]}"#).contains("tools[1].name: `a` is granted twice"));
-        assert!(err(r#"{"tools": [{"name": "rm -rf"}]}"#).contains("tools[0].name: `rm -rf` is not a tool name"));
-        assert!(err(r#"{"tools": [{"name": "a", "parameters": {"type": "string"}}]}"#).contains("\"type\": \"object\""));
+        assert_eq!(
+            err(r#"{"tool": []}"#).split(", expected").next().unwrap(),
+            "capability document: unknown field `tool`"
+        );
+        assert!(
+            err(r#"{"tools": [{"name": "a", "max_calls": "3"}]}"#)
+                .starts_with("capability document: tools[0].max_calls: invalid type: string \"3\"")
+        );
+        assert!(
+            err(r#"{"tools": [{"name": "a"}, {"name": "a"}]}"#)
+                .contains("tools[1].name: `a` is granted twice")
+        );
+        assert!(
+            err(r#"{"tools": [{"name": "rm -rf"}]}"#)
+                .contains("tools[0].name: `rm -rf` is not a tool name")
+        );
+        assert!(
+            err(r#"{"tools": [{"name": "a", "parameters": {"type": "string"}}]}"#)
+                .contains("\"type\": \"object\"")
+        );
         assert!(err(r#"{"tools": [{"name": "a", "parameters": {"type": "object", "properties": {"x": {"type": 12}}}}]}"#).contains("tools[0].parameters: not a usable JSON Schema"));
         assert!(err(r#"{"tools": [{"name": "a", "parameters": {"type": "object", "$ref": "https://example.com/s.json"}}]}"#).contains("not a usable JSON Schema"));
-        assert!(err(r#"{"tools": [{"name": "a", "rate_limit": {"calls": 0, "per_seconds": 1}}]}"#).contains("rate_limit"));
+        assert!(
+            err(r#"{"tools": [{"name": "a", "rate_limit": {"calls": 0, "per_seconds": 1}}]}"#)
+                .contains("rate_limit")
+        );
         assert!(err(r#"{"tools": [{"name": "a", "redact": ["token"]}]}"#).contains("redact[0]"));
         assert!(err(r#"{"version": 2}"#).contains("version 2 is not known"));
-        assert!(err(r#"{"network": {"allow": [{"origin": "https://x.example", "path": ["/"]}]}}"#).contains("network.allow[0]: unknown field `path`"));
+        assert!(
+            err(r#"{"network": {"allow": [{"origin": "https://x.example", "path": ["/"]}]}}"#)
+                .contains("network.allow[0]: unknown field `path`")
+        );
     }
 }

@@ -75,10 +75,17 @@ impl Gate {
     /// way of calling a tool goes through here.
     pub fn authorize_tool(&self, name: &str, args: &str) -> Result<Value, Denial> {
         let Some(tool) = self.caps.tool(name) else {
-            return Err(Denial::new(Code::Denied, format!("the tool `{name}` is not granted")));
+            return Err(Denial::new(
+                Code::Denied,
+                format!("the tool `{name}` is not granted"),
+            ));
         };
-        let parsed: Value = serde_json::from_str(args)
-            .map_err(|err| Denial::new(Code::BadArgs, format!("`{name}`: the arguments are not JSON ({err})")))?;
+        let parsed: Value = serde_json::from_str(args).map_err(|err| {
+            Denial::new(
+                Code::BadArgs,
+                format!("`{name}`: the arguments are not JSON ({err})"),
+            )
+        })?;
         let problems: Vec<String> = tool
             .validator
             .iter_errors(&parsed)
@@ -94,7 +101,10 @@ impl Gate {
         if !problems.is_empty() {
             return Err(Denial::new(
                 Code::BadArgs,
-                format!("`{name}`: the arguments do not match its schema: {}", problems.join("; ")),
+                format!(
+                    "`{name}`: the arguments do not match its schema: {}",
+                    problems.join("; ")
+                ),
             ));
         }
         if let Some(constraint) = &tool.constraints {
@@ -144,7 +154,11 @@ impl Gate {
     ) -> impl std::future::Future<Output = Result<String, Denial>> + Send + 'static {
         let started = self.doors.now_ms();
         let checked = self.authorize_tool(name, args);
-        let redact = self.caps.tool(name).map(|t| t.redact.clone()).unwrap_or_default();
+        let redact = self
+            .caps
+            .tool(name)
+            .map(|t| t.redact.clone())
+            .unwrap_or_default();
         let shown_args = match &checked {
             Ok(parsed) => redact_pointers(parsed.clone(), &redact),
             Err(_) => serde_json::from_str(args)
@@ -164,7 +178,10 @@ impl Gate {
                 Ok(call) => match call.await {
                     Ok(answer) if answer.len() > MAX_TOOL_RESULT => Err(Denial::new(
                         Code::ToolFailed,
-                        format!("`{name}` answered {} bytes, more than {MAX_TOOL_RESULT}", answer.len()),
+                        format!(
+                            "`{name}` answered {} bytes, more than {MAX_TOOL_RESULT}",
+                            answer.len()
+                        ),
                     )),
                     Ok(answer) => match serde_json::from_str::<Value>(&answer) {
                         Ok(_) => Ok(answer),
@@ -173,7 +190,10 @@ impl Gate {
                             format!("`{name}` answered something that is not JSON ({err})"),
                         )),
                     },
-                    Err(message) => Err(Denial::new(Code::ToolFailed, format!("`{name}` failed: {message}"))),
+                    Err(message) => Err(Denial::new(
+                        Code::ToolFailed,
+                        format!("`{name}` failed: {message}"),
+                    )),
                 },
             };
             audit.finish("tool", started, fields, &outcome.as_ref().map(String::len));
@@ -213,13 +233,25 @@ impl Gate {
                     fields.insert("final_url".into(), json!(response.url));
                 }
             }
-            audit.finish("fetch", started, fields, &outcome.as_ref().map(|r| r.body.len()));
+            audit.finish(
+                "fetch",
+                started,
+                fields,
+                &outcome.as_ref().map(|r| r.body.len()),
+            );
             outcome
         }
     }
 
     /// Logs an exec of `script` in `session` that ended with `exit_code`.
-    pub fn log_exec(&self, session: &str, script: &str, exit_code: i32, stdout_bytes: u64, stderr_bytes: u64) {
+    pub fn log_exec(
+        &self,
+        session: &str,
+        script: &str,
+        exit_code: i32,
+        stdout_bytes: u64,
+        stderr_bytes: u64,
+    ) {
         let mut fields = Map::new();
         fields.insert("session".into(), json!(session));
         fields.insert("script".into(), self.audit.text(script));
@@ -245,7 +277,13 @@ struct AuditHandle {
 
 impl AuditHandle {
     /// Logs a finished call: `denial` entries for refusals, `kind` entries otherwise.
-    fn finish(&self, kind: &str, started: f64, mut fields: Map<String, Value>, outcome: &Result<usize, &Denial>) {
+    fn finish(
+        &self,
+        kind: &str,
+        started: f64,
+        mut fields: Map<String, Value>,
+        outcome: &Result<usize, &Denial>,
+    ) {
         let now = self.doors.now_ms();
         fields.insert("duration_ms".into(), json!((now - started).max(0.0)));
         let kind = match outcome {
@@ -288,13 +326,21 @@ async fn fetch_checked(
     loop {
         let allowed = policy.check(&method, &url).map_err(|denial| match hops {
             0 => denial,
-            _ => Denial::new(Code::NetRedirect, format!("a redirect to {url} was refused: {}", denial.message)),
+            _ => Denial::new(
+                Code::NetRedirect,
+                format!("a redirect to {url} was refused: {}", denial.message),
+            ),
         })?;
         let grant = &policy.grants[allowed.grant];
         let mut headers: Vec<(String, String)> = request
             .headers
             .iter()
-            .filter(|(name, _)| !grant.headers.iter().any(|(g, _)| g.eq_ignore_ascii_case(name)))
+            .filter(|(name, _)| {
+                !grant
+                    .headers
+                    .iter()
+                    .any(|(g, _)| g.eq_ignore_ascii_case(name))
+            })
             .cloned()
             .collect();
         let mut inject = Vec::new();
@@ -321,7 +367,10 @@ async fn fetch_checked(
         if response.body.len() as u64 > policy.max_response_bytes {
             return Err(Denial::new(
                 Code::NetTooLarge,
-                format!("the response is larger than the {} bytes allowed", policy.max_response_bytes),
+                format!(
+                    "the response is larger than the {} bytes allowed",
+                    policy.max_response_bytes
+                ),
             ));
         }
         if response.redirected {
@@ -330,7 +379,10 @@ async fn fetch_checked(
             policy.check(&method, &response.url).map_err(|denial| {
                 Denial::new(
                     Code::NetRedirect,
-                    format!("a redirect to {} was refused: {}", response.url, denial.message),
+                    format!(
+                        "a redirect to {} was refused: {}",
+                        response.url, denial.message
+                    ),
                 )
             })?;
         }
@@ -348,8 +400,14 @@ async fn fetch_checked(
             }
             let next = Url::parse(&url)
                 .and_then(|base| base.join(&location))
-                .map_err(|_| Denial::new(Code::NetRedirect, format!("a redirect to `{location}`, which is not a URL")))?;
-            if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST") {
+                .map_err(|_| {
+                    Denial::new(
+                        Code::NetRedirect,
+                        format!("a redirect to `{location}`, which is not a URL"),
+                    )
+                })?;
+            if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST")
+            {
                 method = "GET".into();
                 body = None;
             }

@@ -17,7 +17,9 @@ mod network;
 
 pub use audit::{AuditLog, REDACTED, Via, redact_pointers};
 pub use constraint::{Constraint, Test};
-pub use definitions::{BUILTIN_TOOLS, Definition, Format, builtin_definitions, definitions, definitions_json};
+pub use definitions::{
+    BUILTIN_TOOLS, Definition, Format, builtin_definitions, definitions, definitions_json,
+};
 pub use document::{Capabilities, DOCUMENT_VERSION, RateLimit, Tool, valid_tool_name};
 pub use doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, NoDoors};
 pub use error::{CapsError, Code, Denial};

@@ -88,11 +88,17 @@ impl Grant {
             }
             false => host == self.host,
         };
-        host_matches && url.scheme() == self.scheme && url.port_or_known_default() == Some(self.port)
+        host_matches
+            && url.scheme() == self.scheme
+            && url.port_or_known_default() == Some(self.port)
     }
 
     fn matches_path(&self, url: &Url) -> bool {
-        self.paths.is_empty() || self.paths.iter().any(|prefix| url.path().starts_with(prefix.as_str()))
+        self.paths.is_empty()
+            || self
+                .paths
+                .iter()
+                .any(|prefix| url.path().starts_with(prefix.as_str()))
     }
 }
 
@@ -133,7 +139,10 @@ impl NetworkPolicy {
             grants.push(compile_grant(grant, &format!("network.allow[{i}]"))?);
         }
         if doc.max_redirects.is_some_and(|n| n > 20) {
-            return Err(CapsError::invalid("network.max_redirects", "must be at most 20"));
+            return Err(CapsError::invalid(
+                "network.max_redirects",
+                "must be at most 20",
+            ));
         }
         Ok(Self {
             grants,
@@ -144,8 +153,12 @@ impl NetworkPolicy {
 
     /// Whether a `method` request to `url` is allowed, and by which grant.
     pub fn check(&self, method: &str, url: &str) -> Result<Allowed, Denial> {
-        let parsed = Url::parse(url)
-            .map_err(|err| Denial::new(Code::NetDenied, format!("`{url}` is not a valid URL ({err})")))?;
+        let parsed = Url::parse(url).map_err(|err| {
+            Denial::new(
+                Code::NetDenied,
+                format!("`{url}` is not a valid URL ({err})"),
+            )
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(Denial::new(
                 Code::NetScheme,
@@ -172,7 +185,10 @@ impl NetworkPolicy {
                     format!("{origin} is a private or loopback address, and it is not granted"),
                 ));
             }
-            return Err(Denial::new(Code::NetDenied, format!("{origin} is not a granted origin")));
+            return Err(Denial::new(
+                Code::NetDenied,
+                format!("{origin} is not a granted origin"),
+            ));
         }
         let on_path: Vec<usize> = at_origin
             .into_iter()
@@ -193,7 +209,10 @@ impl NetworkPolicy {
                 let methods = self.grants[on_path[0]].methods.join(", ");
                 Denial::new(
                     Code::NetMethod,
-                    format!("{method} is not granted at {origin}{} (granted: {methods})", parsed.path()),
+                    format!(
+                        "{method} is not granted at {origin}{} (granted: {methods})",
+                        parsed.path()
+                    ),
                 )
             })?;
         Ok(Allowed { url: parsed, grant })
@@ -231,12 +250,20 @@ fn compile_grant(doc: GrantDoc, place: &str) -> Result<Grant, CapsError> {
         Some((scheme, rest)) => (true, format!("{scheme}://{rest}")),
         None => (false, origin.to_owned()),
     };
-    let url = Url::parse(&parse_from)
-        .map_err(|err| CapsError::invalid(at("origin"), format!("`{origin}` is not an origin ({err})")))?;
+    let url = Url::parse(&parse_from).map_err(|err| {
+        CapsError::invalid(at("origin"), format!("`{origin}` is not an origin ({err})"))
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(CapsError::invalid(at("origin"), "must be an http: or https: origin"));
+        return Err(CapsError::invalid(
+            at("origin"),
+            "must be an http: or https: origin",
+        ));
     }
-    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() || !url.username().is_empty() {
+    if url.path() != "/"
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+    {
         return Err(CapsError::invalid(
             at("origin"),
             format!("`{origin}` is not just an origin: give paths in `paths`"),
@@ -247,14 +274,20 @@ fn compile_grant(doc: GrantDoc, place: &str) -> Result<Grant, CapsError> {
         .ok_or_else(|| CapsError::invalid(at("origin"), "has no host"))?
         .to_ascii_lowercase();
     if wildcard && !matches!(url.host(), Some(Host::Domain(_))) {
-        return Err(CapsError::invalid(at("origin"), "a wildcard must be over a domain name"));
+        return Err(CapsError::invalid(
+            at("origin"),
+            "a wildcard must be over a domain name",
+        ));
     }
     let port = url
         .port_or_known_default()
         .ok_or_else(|| CapsError::invalid(at("origin"), "has no port"))?;
     for (i, path) in doc.paths.iter().enumerate() {
         if !path.starts_with('/') {
-            return Err(CapsError::invalid(format!("{place}.paths[{i}]"), "must start with `/`"));
+            return Err(CapsError::invalid(
+                format!("{place}.paths[{i}]"),
+                "must start with `/`",
+            ));
         }
     }
     let methods = match doc.methods {
@@ -264,7 +297,10 @@ fn compile_grant(doc: GrantDoc, place: &str) -> Result<Grant, CapsError> {
             for (i, method) in methods.iter().enumerate() {
                 let valid = !method.is_empty() && method.bytes().all(|b| b.is_ascii_alphabetic());
                 if !valid {
-                    return Err(CapsError::invalid(format!("{place}.methods[{i}]"), "is not an HTTP method"));
+                    return Err(CapsError::invalid(
+                        format!("{place}.methods[{i}]"),
+                        "is not an HTTP method",
+                    ));
                 }
                 upper.push(method.to_ascii_uppercase());
             }
@@ -274,18 +310,32 @@ fn compile_grant(doc: GrantDoc, place: &str) -> Result<Grant, CapsError> {
     let mut headers = Vec::new();
     for (name, value) in doc.headers {
         let valid = !name.is_empty()
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
         if !valid {
-            return Err(CapsError::invalid(at("headers"), format!("`{name}` is not a header name")));
+            return Err(CapsError::invalid(
+                at("headers"),
+                format!("`{name}` is not a header name"),
+            ));
         }
-        if value.as_deref().is_some_and(|v| v.bytes().any(|b| b == b'\r' || b == b'\n')) {
-            return Err(CapsError::invalid(at("headers"), format!("the value of `{name}` has a line break")));
+        if value
+            .as_deref()
+            .is_some_and(|v| v.bytes().any(|b| b == b'\r' || b == b'\n'))
+        {
+            return Err(CapsError::invalid(
+                at("headers"),
+                format!("the value of `{name}` has a line break"),
+            ));
         }
         headers.push((name.to_ascii_lowercase(), value));
     }
     Ok(Grant {
         scheme: url.scheme().to_owned(),
-        host: host.trim_start_matches('[').trim_end_matches(']').to_owned(),
+        host: host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned(),
         wildcard,
         port,
         paths: doc.paths,
@@ -359,23 +409,44 @@ mod tests {
     #[test]
     fn nothing_is_granted_by_default() {
         let p = NetworkPolicy::default();
-        assert_eq!(code(&p, "GET", "https://example.com/"), Some(Code::NetDenied));
-        assert_eq!(code(&p, "GET", "http://127.0.0.1:8080/"), Some(Code::NetPrivate));
+        assert_eq!(
+            code(&p, "GET", "https://example.com/"),
+            Some(Code::NetDenied)
+        );
+        assert_eq!(
+            code(&p, "GET", "http://127.0.0.1:8080/"),
+            Some(Code::NetPrivate)
+        );
         assert_eq!(code(&p, "GET", "http://[::1]/"), Some(Code::NetPrivate));
         assert_eq!(code(&p, "GET", "http://localhost/"), Some(Code::NetPrivate));
         assert_eq!(code(&p, "GET", "http://10.1.2.3/"), Some(Code::NetPrivate));
-        assert_eq!(code(&p, "GET", "http://[::ffff:192.168.0.1]/"), Some(Code::NetPrivate));
-        assert_eq!(code(&p, "GET", "http://169.254.169.254/latest/meta-data"), Some(Code::NetPrivate));
+        assert_eq!(
+            code(&p, "GET", "http://[::ffff:192.168.0.1]/"),
+            Some(Code::NetPrivate)
+        );
+        assert_eq!(
+            code(&p, "GET", "http://169.254.169.254/latest/meta-data"),
+            Some(Code::NetPrivate)
+        );
     }
 
     #[test]
     fn schemes_other_than_http_are_refused() {
         let p = policy(json!({"allow": [{"origin": "https://example.com"}]}));
-        for url in ["data:text/plain,hi", "blob:https://example.com/1234", "file:///etc/passwd", "ftp://example.com/", "javascript:alert(1)"] {
+        for url in [
+            "data:text/plain,hi",
+            "blob:https://example.com/1234",
+            "file:///etc/passwd",
+            "ftp://example.com/",
+            "javascript:alert(1)",
+        ] {
             assert_eq!(code(&p, "GET", url), Some(Code::NetScheme), "{url}");
         }
         assert_eq!(code(&p, "GET", "not a url"), Some(Code::NetDenied));
-        assert_eq!(code(&p, "GET", "https://user:pw@example.com/"), Some(Code::NetDenied));
+        assert_eq!(
+            code(&p, "GET", "https://user:pw@example.com/"),
+            Some(Code::NetDenied)
+        );
     }
 
     #[test]
@@ -385,22 +456,58 @@ mod tests {
             {"origin": "http://127.0.0.1:8080"},
             {"origin": "https://*.cdn.example"},
         ]}));
-        assert!(p.check("GET", "https://api.example.com/v1/items?q=1").is_ok());
+        assert!(
+            p.check("GET", "https://api.example.com/v1/items?q=1")
+                .is_ok()
+        );
         assert!(p.check("post", "https://api.example.com:443/v1/x").is_ok());
-        assert_eq!(code(&p, "DELETE", "https://api.example.com/v1/x"), Some(Code::NetMethod));
-        assert_eq!(code(&p, "GET", "https://api.example.com/v2/x"), Some(Code::NetDenied));
-        assert_eq!(code(&p, "GET", "http://api.example.com/v1/x"), Some(Code::NetDenied));
-        assert_eq!(code(&p, "GET", "https://api.example.com:8443/v1/x"), Some(Code::NetDenied));
-        assert_eq!(code(&p, "GET", "https://evil.api.example.com/v1/x"), Some(Code::NetDenied));
+        assert_eq!(
+            code(&p, "DELETE", "https://api.example.com/v1/x"),
+            Some(Code::NetMethod)
+        );
+        assert_eq!(
+            code(&p, "GET", "https://api.example.com/v2/x"),
+            Some(Code::NetDenied)
+        );
+        assert_eq!(
+            code(&p, "GET", "http://api.example.com/v1/x"),
+            Some(Code::NetDenied)
+        );
+        assert_eq!(
+            code(&p, "GET", "https://api.example.com:8443/v1/x"),
+            Some(Code::NetDenied)
+        );
+        assert_eq!(
+            code(&p, "GET", "https://evil.api.example.com/v1/x"),
+            Some(Code::NetDenied)
+        );
         // `..` is resolved before the path is checked.
-        assert_eq!(code(&p, "GET", "https://api.example.com/v1/../admin"), Some(Code::NetDenied));
+        assert_eq!(
+            code(&p, "GET", "https://api.example.com/v1/../admin"),
+            Some(Code::NetDenied)
+        );
         assert!(p.check("GET", "http://127.0.0.1:8080/anything").is_ok());
-        assert_eq!(code(&p, "POST", "http://127.0.0.1:8080/"), Some(Code::NetMethod));
-        assert_eq!(code(&p, "GET", "http://127.0.0.1:8081/"), Some(Code::NetPrivate));
-        assert_eq!(code(&p, "GET", "http://127.0.0.2:8080/"), Some(Code::NetPrivate));
+        assert_eq!(
+            code(&p, "POST", "http://127.0.0.1:8080/"),
+            Some(Code::NetMethod)
+        );
+        assert_eq!(
+            code(&p, "GET", "http://127.0.0.1:8081/"),
+            Some(Code::NetPrivate)
+        );
+        assert_eq!(
+            code(&p, "GET", "http://127.0.0.2:8080/"),
+            Some(Code::NetPrivate)
+        );
         assert!(p.check("GET", "https://a.b.cdn.example/x").is_ok());
-        assert_eq!(code(&p, "GET", "https://cdn.example/x"), Some(Code::NetDenied));
-        assert_eq!(code(&p, "GET", "https://cdn.example.evil/x"), Some(Code::NetDenied));
+        assert_eq!(
+            code(&p, "GET", "https://cdn.example/x"),
+            Some(Code::NetDenied)
+        );
+        assert_eq!(
+            code(&p, "GET", "https://cdn.example.evil/x"),
+            Some(Code::NetDenied)
+        );
     }
 
     #[test]
@@ -411,22 +518,51 @@ mod tests {
             {"origin": "https://c.example:8443"},
         ]}));
         assert_eq!(p.redirect_origins(0), ["https://a.example"]);
-        assert_eq!(p.redirect_origins(1), ["https://b.example", "https://c.example:8443"]);
-        assert_eq!(p.grants[0].headers, [("authorization".to_owned(), Some("Bearer s3cret".to_owned()))]);
+        assert_eq!(
+            p.redirect_origins(1),
+            ["https://b.example", "https://c.example:8443"]
+        );
+        assert_eq!(
+            p.grants[0].headers,
+            [("authorization".to_owned(), Some("Bearer s3cret".to_owned()))]
+        );
     }
 
     #[test]
     fn bad_grants_are_clear_errors() {
         let err = |doc: serde_json::Value| {
-            NetworkPolicy::compile(serde_json::from_value(doc).unwrap()).unwrap_err().to_string()
+            NetworkPolicy::compile(serde_json::from_value(doc).unwrap())
+                .unwrap_err()
+                .to_string()
         };
-        assert!(err(json!({"allow": [{"origin": "example.com"}]})).starts_with("capability document: network.allow[0].origin: `example.com` is not an origin"));
-        assert!(err(json!({"allow": [{"origin": "https://example.com/api"}]})).contains("give paths in `paths`"));
-        assert!(err(json!({"allow": [{"origin": "ftp://example.com"}]})).contains("http: or https:"));
-        assert!(err(json!({"allow": [{"origin": "https://*.10.0.0.1"}]})).contains("over a domain name"));
-        assert!(err(json!({"allow": [{"origin": "https://x.example", "paths": ["v1"]}]})).contains("paths[0]: must start with `/`"));
-        assert!(err(json!({"allow": [{"origin": "https://x.example", "methods": ["GET /"]}]})).contains("methods[0]: is not an HTTP method"));
-        assert!(err(json!({"allow": [{"origin": "https://x.example", "headers": {"a b": "1"}}]})).contains("is not a header name"));
+        assert!(
+            err(json!({"allow": [{"origin": "example.com"}]})).starts_with(
+                "capability document: network.allow[0].origin: `example.com` is not an origin"
+            )
+        );
+        assert!(
+            err(json!({"allow": [{"origin": "https://example.com/api"}]}))
+                .contains("give paths in `paths`")
+        );
+        assert!(
+            err(json!({"allow": [{"origin": "ftp://example.com"}]})).contains("http: or https:")
+        );
+        assert!(
+            err(json!({"allow": [{"origin": "https://*.10.0.0.1"}]}))
+                .contains("over a domain name")
+        );
+        assert!(
+            err(json!({"allow": [{"origin": "https://x.example", "paths": ["v1"]}]}))
+                .contains("paths[0]: must start with `/`")
+        );
+        assert!(
+            err(json!({"allow": [{"origin": "https://x.example", "methods": ["GET /"]}]}))
+                .contains("methods[0]: is not an HTTP method")
+        );
+        assert!(
+            err(json!({"allow": [{"origin": "https://x.example", "headers": {"a b": "1"}}]}))
+                .contains("is not a header name")
+        );
         assert!(err(json!({"allow": [{"origin": "https://x.example", "headers": {"x": "1\r\nHost: evil"}}]})).contains("line break"));
         assert!(err(json!({"max_redirects": 50})).contains("at most 20"));
     }

@@ -1,6 +1,7 @@
 //! The gate end to end with scripted doors: every refusal has its code, allowed calls
 //! reach the doors exactly as checked, redirects are checked at every hop, secrets are
 //! injected and scrubbed, and everything is in the audit log.
+#![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 use futures::executor::block_on;
 use sandtab_caps::{
@@ -25,7 +26,10 @@ impl Scripted {
             HttpResponse {
                 status,
                 status_text: "X".into(),
-                headers: headers.iter().map(|(n, v)| ((*n).into(), (*v).into())).collect(),
+                headers: headers
+                    .iter()
+                    .map(|(n, v)| ((*n).into(), (*v).into()))
+                    .collect(),
                 url: url.into(),
                 redirected: false,
                 body: body.as_bytes().to_vec(),
@@ -39,11 +43,17 @@ impl Scripted {
 
 impl Doors for Scripted {
     fn call_tool(&self, name: &str, args: &str) -> BoxFuture<'static, Result<String, String>> {
-        self.tool_calls.lock().unwrap().push((name.into(), args.into()));
+        self.tool_calls
+            .lock()
+            .unwrap()
+            .push((name.into(), args.into()));
         let answer = match name {
             "broken" => Err("the handler threw".to_owned()),
             "prose" => Ok("not json".to_owned()),
-            _ => Ok(json!({"ok": true, "args": serde_json::from_str::<Value>(args).unwrap()}).to_string()),
+            _ => Ok(
+                json!({"ok": true, "args": serde_json::from_str::<Value>(args).unwrap()})
+                    .to_string(),
+            ),
         };
         Box::pin(async move { answer })
     }
@@ -80,7 +90,10 @@ fn get(gate: &Gate, url: &str, follow: bool) -> Result<HttpResponse, Denial> {
         HttpRequest {
             method: "GET".into(),
             url: url.into(),
-            headers: vec![("Authorization".into(), "mine".into()), ("X-Mine".into(), "1".into())],
+            headers: vec![
+                ("Authorization".into(), "mine".into()),
+                ("X-Mine".into(), "1".into()),
+            ],
             body: None,
             follow_redirects: follow,
         },
@@ -106,32 +119,65 @@ fn tools_are_checked_in_order_and_only_allowed_calls_reach_the_host() {
     assert_eq!(call(&gate, "mail", "{}"), Err(Code::Denied));
     assert_eq!(call(&gate, "weather", "{city"), Err(Code::BadArgs));
     assert_eq!(call(&gate, "weather", r#"{"days": 1}"#), Err(Code::BadArgs));
-    assert_eq!(call(&gate, "weather", r#"{"city": "Oslo", "days": 1, "x": 1}"#), Err(Code::BadArgs));
-    assert_eq!(call(&gate, "weather", r#"{"city": "Rome", "days": 1}"#), Err(Code::Constraint));
+    assert_eq!(
+        call(&gate, "weather", r#"{"city": "Oslo", "days": 1, "x": 1}"#),
+        Err(Code::BadArgs)
+    );
+    assert_eq!(
+        call(&gate, "weather", r#"{"city": "Rome", "days": 1}"#),
+        Err(Code::Constraint)
+    );
     // A constraint on a missing argument fails closed.
-    assert_eq!(call(&gate, "weather", r#"{"city": "Oslo"}"#), Err(Code::Constraint));
-    assert!(doors.tool_calls.lock().unwrap().is_empty(), "nothing refused reached the host");
+    assert_eq!(
+        call(&gate, "weather", r#"{"city": "Oslo"}"#),
+        Err(Code::Constraint)
+    );
+    assert!(
+        doors.tool_calls.lock().unwrap().is_empty(),
+        "nothing refused reached the host"
+    );
     assert!(call(&gate, "weather", r#"{"city": "Oslo", "days": 3}"#).is_ok());
     assert!(call(&gate, "weather", r#"{"city": "Paris", "days": 7}"#).is_ok());
-    assert_eq!(call(&gate, "weather", r#"{"city": "Oslo", "days": 1}"#), Err(Code::MaxCalls));
+    assert_eq!(
+        call(&gate, "weather", r#"{"city": "Oslo", "days": 1}"#),
+        Err(Code::MaxCalls)
+    );
     assert_eq!(doors.tool_calls.lock().unwrap().len(), 2);
-    let denial = block_on(gate.call_tool("weather", r#"{"city": "Rome", "days": 1}"#, Via::Guest)).unwrap_err();
-    assert_eq!(denial.to_string(), "CAP_CONSTRAINT: `weather`: `city` must be one of [\"Oslo\",\"Paris\"] and (`days` must be at most 7)");
+    let denial = block_on(gate.call_tool("weather", r#"{"city": "Rome", "days": 1}"#, Via::Guest))
+        .unwrap_err();
+    assert_eq!(
+        denial.to_string(),
+        "CAP_CONSTRAINT: `weather`: `city` must be one of [\"Oslo\",\"Paris\"] and (`days` must be at most 7)"
+    );
     let schema = block_on(gate.call_tool("weather", r#"{"city": 3}"#, Via::Guest)).unwrap_err();
-    assert!(schema.message.contains("/city: 3 is not of type \"string\""), "{}", schema.message);
+    assert!(
+        schema
+            .message
+            .contains("/city: 3 is not of type \"string\""),
+        "{}",
+        schema.message
+    );
 }
 
 #[test]
 fn rate_limits_slide_with_the_clock() {
-    let (gate, doors) = gate(json!({"tools": [{"name": "t", "rate_limit": {"calls": 2, "per_seconds": 10}}]}));
+    let (gate, doors) =
+        gate(json!({"tools": [{"name": "t", "rate_limit": {"calls": 2, "per_seconds": 10}}]}));
     assert!(call(&gate, "t", "{}").is_ok());
     doors.advance(4000.0);
     assert!(call(&gate, "t", "{}").is_ok());
     let denial = block_on(gate.call_tool("t", "{}", Via::Shell)).unwrap_err();
     assert_eq!(denial.code, Code::RateLimit);
-    assert!(denial.message.ends_with("try again in 6.0 s"), "{}", denial.message);
+    assert!(
+        denial.message.ends_with("try again in 6.0 s"),
+        "{}",
+        denial.message
+    );
     doors.advance(6000.0);
-    assert!(call(&gate, "t", "{}").is_ok(), "the first call left the window");
+    assert!(
+        call(&gate, "t", "{}").is_ok(),
+        "the first call left the window"
+    );
     assert_eq!(call(&gate, "t", "{}"), Err(Code::RateLimit));
 }
 
@@ -140,13 +186,18 @@ fn a_failing_or_non_json_handler_is_a_tool_failure() {
     let (gate, _) = gate(json!({"tools": [{"name": "broken"}, {"name": "prose"}]}));
     assert_eq!(call(&gate, "broken", "{}"), Err(Code::ToolFailed));
     assert_eq!(call(&gate, "prose", "{}"), Err(Code::ToolFailed));
-    let kinds: Vec<String> = audit(&gate).iter().map(|e| e["kind"].as_str().unwrap().to_owned()).collect();
+    let kinds: Vec<String> = audit(&gate)
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(kinds, ["tool", "tool"], "failures are not denials");
 }
 
 #[test]
 fn requests_are_checked_before_they_leave() {
-    let (gate, doors) = gate(json!({"network": {"allow": [{"origin": "http://127.0.0.1:9000", "paths": ["/api/"]}]}}));
+    let (gate, doors) = gate(
+        json!({"network": {"allow": [{"origin": "http://127.0.0.1:9000", "paths": ["/api/"]}]}}),
+    );
     for (url, code) in [
         ("http://127.0.0.2:9000/api/x", Code::NetPrivate),
         ("http://127.0.0.1:9001/api/x", Code::NetPrivate),
@@ -159,12 +210,24 @@ fn requests_are_checked_before_they_leave() {
         assert_eq!(get(&gate, url, true).unwrap_err().code, code, "{url}");
     }
     let post = block_on(gate.fetch(
-        HttpRequest { method: "POST".into(), url: "http://127.0.0.1:9000/api/x".into(), ..HttpRequest::default() },
+        HttpRequest {
+            method: "POST".into(),
+            url: "http://127.0.0.1:9000/api/x".into(),
+            ..HttpRequest::default()
+        },
         Via::Shell,
     ));
     assert_eq!(post.unwrap_err().code, Code::NetMethod);
-    assert!(doors.requests.lock().unwrap().is_empty(), "nothing refused was sent");
-    doors.respond("http://127.0.0.1:9000/api/x", 200, &[("content-type", "text/plain")], "hi");
+    assert!(
+        doors.requests.lock().unwrap().is_empty(),
+        "nothing refused was sent"
+    );
+    doors.respond(
+        "http://127.0.0.1:9000/api/x",
+        200,
+        &[("content-type", "text/plain")],
+        "hi",
+    );
     let response = get(&gate, "http://127.0.0.1:9000/api/x", false).unwrap();
     assert_eq!(response.body, b"hi");
     let sent = doors.requests.lock().unwrap()[0].clone();
@@ -179,28 +242,87 @@ fn every_redirect_hop_is_checked() {
         {"origin": "http://127.0.0.1:9100", "paths": ["/ok/"]},
     ]}}));
     doors.respond("http://127.0.0.1:9000/a", 302, &[("location", "/b")], "");
-    doors.respond("http://127.0.0.1:9000/b", 301, &[("location", "http://127.0.0.1:9100/ok/c")], "");
+    doors.respond(
+        "http://127.0.0.1:9000/b",
+        301,
+        &[("location", "http://127.0.0.1:9100/ok/c")],
+        "",
+    );
     doors.respond("http://127.0.0.1:9100/ok/c", 200, &[], "final");
-    doors.respond("http://127.0.0.1:9000/out", 302, &[("location", "http://127.0.0.3:9000/steal")], "");
-    doors.respond("http://127.0.0.1:9000/sideways", 307, &[("location", "http://127.0.0.1:9100/admin")], "");
-    doors.respond("http://127.0.0.1:9000/loop", 302, &[("location", "/loop")], "");
-    assert_eq!(get(&gate, "http://127.0.0.1:9000/a", true).unwrap().body, b"final");
+    doors.respond(
+        "http://127.0.0.1:9000/out",
+        302,
+        &[("location", "http://127.0.0.3:9000/steal")],
+        "",
+    );
+    doors.respond(
+        "http://127.0.0.1:9000/sideways",
+        307,
+        &[("location", "http://127.0.0.1:9100/admin")],
+        "",
+    );
+    doors.respond(
+        "http://127.0.0.1:9000/loop",
+        302,
+        &[("location", "/loop")],
+        "",
+    );
+    assert_eq!(
+        get(&gate, "http://127.0.0.1:9000/a", true).unwrap().body,
+        b"final"
+    );
     // Without -L the redirect itself is the answer.
-    assert_eq!(get(&gate, "http://127.0.0.1:9000/a", false).unwrap().status, 302);
+    assert_eq!(
+        get(&gate, "http://127.0.0.1:9000/a", false).unwrap().status,
+        302
+    );
     let out = get(&gate, "http://127.0.0.1:9000/out", true).unwrap_err();
     assert_eq!(out.code, Code::NetRedirect);
     assert!(out.message.contains("127.0.0.3"), "{}", out.message);
-    assert_eq!(get(&gate, "http://127.0.0.1:9000/sideways", true).unwrap_err().code, Code::NetRedirect);
-    assert_eq!(get(&gate, "http://127.0.0.1:9000/loop", true).unwrap_err().code, Code::NetRedirect);
-    let sent: Vec<String> = doors.requests.lock().unwrap().iter().map(|r| r.url.clone()).collect();
-    assert!(!sent.iter().any(|u| u.contains("127.0.0.3") || u.contains("/admin")), "{sent:?}");
+    assert_eq!(
+        get(&gate, "http://127.0.0.1:9000/sideways", true)
+            .unwrap_err()
+            .code,
+        Code::NetRedirect
+    );
+    assert_eq!(
+        get(&gate, "http://127.0.0.1:9000/loop", true)
+            .unwrap_err()
+            .code,
+        Code::NetRedirect
+    );
+    let sent: Vec<String> = doors
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.url.clone())
+        .collect();
+    assert!(
+        !sent
+            .iter()
+            .any(|u| u.contains("127.0.0.3") || u.contains("/admin")),
+        "{sent:?}"
+    );
 }
 
 #[test]
 fn doors_that_follow_redirects_themselves_have_the_final_url_checked() {
-    let (gate, doors) = gate(json!({"network": {"allow": [{"origin": "http://127.0.0.1:9000", "paths": ["/api/"]}]}}));
-    let mut followed = HttpResponse { status: 200, url: "http://127.0.0.1:9000/private/x".into(), redirected: true, body: b"secret".to_vec(), ..HttpResponse::default() };
-    doors.responses.lock().unwrap().insert("http://127.0.0.1:9000/api/r".into(), followed.clone());
+    let (gate, doors) = gate(
+        json!({"network": {"allow": [{"origin": "http://127.0.0.1:9000", "paths": ["/api/"]}]}}),
+    );
+    let mut followed = HttpResponse {
+        status: 200,
+        url: "http://127.0.0.1:9000/private/x".into(),
+        redirected: true,
+        body: b"secret".to_vec(),
+        ..HttpResponse::default()
+    };
+    doors
+        .responses
+        .lock()
+        .unwrap()
+        .insert("http://127.0.0.1:9000/api/r".into(), followed.clone());
     let denial = get(&gate, "http://127.0.0.1:9000/api/r", true).unwrap_err();
     assert_eq!(denial.code, Code::NetRedirect);
     assert_eq!(
@@ -208,8 +330,17 @@ fn doors_that_follow_redirects_themselves_have_the_final_url_checked() {
         Some(&["http://127.0.0.1:9000".to_owned()][..])
     );
     followed.url = "http://127.0.0.1:9000/api/y".into();
-    doors.responses.lock().unwrap().insert("http://127.0.0.1:9000/api/r".into(), followed);
-    assert_eq!(get(&gate, "http://127.0.0.1:9000/api/r", true).unwrap().body, b"secret");
+    doors
+        .responses
+        .lock()
+        .unwrap()
+        .insert("http://127.0.0.1:9000/api/r".into(), followed);
+    assert_eq!(
+        get(&gate, "http://127.0.0.1:9000/api/r", true)
+            .unwrap()
+            .body,
+        b"secret"
+    );
 }
 
 #[test]
@@ -218,17 +349,40 @@ fn injected_headers_replace_the_sandboxs_and_never_come_back() {
         {"origin": "http://127.0.0.1:9000", "headers": {"Authorization": "Bearer s3cr3t-token", "X-Page-Key": null}},
         {"origin": "http://127.0.0.1:9100"},
     ]}}));
-    doors.respond("http://127.0.0.1:9000/echo", 200, &[("x-echo", "Bearer s3cr3t-token")], "you sent: Authorization: Bearer s3cr3t-token");
+    doors.respond(
+        "http://127.0.0.1:9000/echo",
+        200,
+        &[("x-echo", "Bearer s3cr3t-token")],
+        "you sent: Authorization: Bearer s3cr3t-token",
+    );
     let response = get(&gate, "http://127.0.0.1:9000/echo", true).unwrap();
-    assert_eq!(String::from_utf8(response.body.clone()).unwrap(), "you sent: Authorization: [redacted]");
+    assert_eq!(
+        String::from_utf8(response.body.clone()).unwrap(),
+        "you sent: Authorization: [redacted]"
+    );
     assert_eq!(response.header("x-echo"), Some("[redacted]"));
     let sent = doors.requests.lock().unwrap()[0].clone();
-    let auth: Vec<&(String, String)> = sent.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case("authorization")).collect();
-    assert_eq!(auth, [&("authorization".to_owned(), "Bearer s3cr3t-token".to_owned())], "the sandbox's own value is dropped");
+    let auth: Vec<&(String, String)> = sent
+        .headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+        .collect();
+    assert_eq!(
+        auth,
+        [&("authorization".to_owned(), "Bearer s3cr3t-token".to_owned())],
+        "the sandbox's own value is dropped"
+    );
     assert!(sent.headers.iter().any(|(n, v)| n == "X-Mine" && v == "1"));
-    assert_eq!(sent.inject, ["x-page-key"], "a null value is the page's to inject");
+    assert_eq!(
+        sent.inject,
+        ["x-page-key"],
+        "a null value is the page's to inject"
+    );
     // A request with injected headers may only be redirected within its own origin.
-    assert_eq!(sent.follow_within.as_deref(), Some(&["http://127.0.0.1:9000".to_owned()][..]));
+    assert_eq!(
+        sent.follow_within.as_deref(),
+        Some(&["http://127.0.0.1:9000".to_owned()][..])
+    );
     assert!(!gate.audit().to_jsonl().contains("s3cr3t"));
 }
 
@@ -251,14 +405,21 @@ fn the_audit_log_has_every_call_and_denial() {
     assert_eq!(entries[0]["script"], "echo hi");
     assert_eq!(entries[0]["time_ms"], 1000.0);
     assert_eq!(entries[1]["kind"], "tool");
-    assert_eq!(entries[1]["args"], json!({"user": "a", "password": "[redacted]"}));
+    assert_eq!(
+        entries[1]["args"],
+        json!({"user": "a", "password": "[redacted]"})
+    );
     assert_eq!(entries[2]["kind"], "denial");
     assert_eq!(entries[2]["code"], "CAP_DENIED");
     assert_eq!(entries[2]["call"], "tool");
     assert_eq!(entries[3]["kind"], "fetch");
     assert_eq!(entries[3]["result_bytes"], 5);
     assert_eq!(entries[3]["status"], 200);
-    assert_eq!(entries[3]["headers"], json!(["Authorization", "X-Mine"]), "names only, never values");
+    assert_eq!(
+        entries[3]["headers"],
+        json!(["Authorization", "X-Mine"]),
+        "names only, never values"
+    );
     assert_eq!(entries[4]["code"], "CAP_NET_PRIVATE");
     let seqs: Vec<u64> = entries.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
     assert_eq!(seqs, [1, 2, 3, 4, 5]);
@@ -267,7 +428,14 @@ fn the_audit_log_has_every_call_and_denial() {
 
 #[test]
 fn oversized_responses_are_refused() {
-    let (gate, doors) = gate(json!({"network": {"allow": [{"origin": "http://127.0.0.1:9000"}], "max_response_bytes": 4}}));
+    let (gate, doors) = gate(
+        json!({"network": {"allow": [{"origin": "http://127.0.0.1:9000"}], "max_response_bytes": 4}}),
+    );
     doors.respond("http://127.0.0.1:9000/", 200, &[], "12345");
-    assert_eq!(get(&gate, "http://127.0.0.1:9000/", false).unwrap_err().code, Code::NetTooLarge);
+    assert_eq!(
+        get(&gate, "http://127.0.0.1:9000/", false)
+            .unwrap_err()
+            .code,
+        Code::NetTooLarge
+    );
 }

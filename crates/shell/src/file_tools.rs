@@ -76,7 +76,9 @@ pub async fn edit_file(
         return Err(ShellError::FileTool("old_string is empty".into()));
     }
     if old == new {
-        return Err(ShellError::FileTool("old_string and new_string are the same".into()));
+        return Err(ShellError::FileTool(
+            "old_string and new_string are the same".into(),
+        ));
     }
     let resolved = resolve(path)?;
     let text = text_of(fs, &resolved, path).await?;

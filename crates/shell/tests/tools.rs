@@ -43,8 +43,12 @@ fn shell() -> (Shell, Arc<Handlers>, Arc<Gate>) {
         {"name": "ls", "description": "shadowed by the command"},
     ]});
     let handlers = Arc::new(Handlers::default());
-    let gate = Arc::new(Gate::new(Capabilities::from_value(&doc).unwrap(), handlers.clone()));
-    let fs = Arc::new(SandboxFs::in_memory(Arc::new(WallClock), Quota::UNLIMITED, Vec::new()).unwrap());
+    let gate = Arc::new(Gate::new(
+        Capabilities::from_value(&doc).unwrap(),
+        handlers.clone(),
+    ));
+    let fs =
+        Arc::new(SandboxFs::in_memory(Arc::new(WallClock), Quota::UNLIMITED, Vec::new()).unwrap());
     let limits = ShellLimits::default();
     let engine = GuestEngine::new(limits.guest.call_depth);
     let host = Arc::new(sandtab_wasi::NativeHost::default());
@@ -55,9 +59,14 @@ fn shell() -> (Shell, Arc<Handlers>, Arc<Gate>) {
 #[tokio::test]
 async fn tool_calls_with_named_arguments_typed_by_the_schema() {
     let (mut shell, handlers, _) = shell();
-    let out = shell.exec("tool weather --city Oslo --days 3 --metric=true --tags a --tags b").await;
+    let out = shell
+        .exec("tool weather --city Oslo --days 3 --metric=true --tags a --tags b")
+        .await;
     assert_eq!(out.exit_code, 0, "{}", out.stderr_text());
-    assert_eq!(out.stdout_text(), "{\"args\":{\"city\":\"Oslo\",\"days\":3,\"metric\":true,\"tags\":[\"a\",\"b\"]},\"tool\":\"weather\"}\n");
+    assert_eq!(
+        out.stdout_text(),
+        "{\"args\":{\"city\":\"Oslo\",\"days\":3,\"metric\":true,\"tags\":[\"a\",\"b\"]},\"tool\":\"weather\"}\n"
+    );
     // A string argument stays a string even when it looks like a number.
     let out = shell.exec("weather --city 123 | jq -r .args.city").await;
     assert_eq!(out.stdout_text(), "123\n", "{}", out.stderr_text());
@@ -73,46 +82,87 @@ async fn tool_calls_with_named_arguments_typed_by_the_schema() {
 async fn refusals_exit_126_with_their_code_and_reach_no_handler() {
     let (mut shell, handlers, gate) = shell();
     for (script, expected) in [
-        ("tool mail --to x", "tool: mail: CAP_DENIED: the tool `mail` is not granted\n"),
-        ("tool weather --city Rome", "tool: weather: CAP_CONSTRAINT: `weather`: `city` must be one of [\"Oslo\",\"Paris\",\"123\"]\n"),
-        ("weather --days 2", "weather: CAP_BAD_ARGS: `weather`: the arguments do not match its schema: \"city\" is a required property\n"),
-        ("tool weather --json '{bad'", "tool: weather: CAP_BAD_ARGS: `weather`: the arguments are not JSON (key must be a string at line 1 column 2)\n"),
+        (
+            "tool mail --to x",
+            "tool: mail: CAP_DENIED: the tool `mail` is not granted\n",
+        ),
+        (
+            "tool weather --city Rome",
+            "tool: weather: CAP_CONSTRAINT: `weather`: `city` must be one of [\"Oslo\",\"Paris\",\"123\"]\n",
+        ),
+        (
+            "weather --days 2",
+            "weather: CAP_BAD_ARGS: `weather`: the arguments do not match its schema: \"city\" is a required property\n",
+        ),
+        (
+            "tool weather --json '{bad'",
+            "tool: weather: CAP_BAD_ARGS: `weather`: the arguments are not JSON (key must be a string at line 1 column 2)\n",
+        ),
     ] {
         let out = shell.exec(script).await;
         assert_eq!(out.exit_code, EXIT_LIMIT, "{script}");
         assert_eq!(out.stderr_text(), expected, "{script}");
     }
     assert!(handlers.calls.lock().unwrap().is_empty());
-    let denials = gate.audit().to_jsonl().matches("\"kind\":\"denial\"").count();
+    let denials = gate
+        .audit()
+        .to_jsonl()
+        .matches("\"kind\":\"denial\"")
+        .count();
     assert_eq!(denials, 4);
 }
 
 #[tokio::test]
 async fn max_calls_and_handler_failures() {
     let (mut shell, _, _) = shell();
-    let out = shell.exec("for i in 1 2 3 4 5 6; do weather --city Oslo >/dev/null || echo \"call $i: $?\"; done").await;
+    let out = shell
+        .exec(
+            "for i in 1 2 3 4 5 6; do weather --city Oslo >/dev/null || echo \"call $i: $?\"; done",
+        )
+        .await;
     assert_eq!(out.stdout_text(), "call 6: 126\n");
-    assert!(out.stderr_text().contains("CAP_MAX_CALLS"), "{}", out.stderr_text());
+    assert!(
+        out.stderr_text().contains("CAP_MAX_CALLS"),
+        "{}",
+        out.stderr_text()
+    );
     let out = shell.exec("fails; echo $?").await;
     assert_eq!(out.stdout_text(), "1\n");
-    assert_eq!(out.stderr_text(), "fails: CAP_TOOL_FAILED: `fails` failed: upstream is down\n");
+    assert_eq!(
+        out.stderr_text(),
+        "fails: CAP_TOOL_FAILED: `fails` failed: upstream is down\n"
+    );
 }
 
 #[tokio::test]
 async fn usage_listing_and_help() {
     let (mut shell, _, _) = shell();
     let out = shell.exec("tool").await;
-    assert_eq!(out.stdout_text(), "weather  The forecast for a city.\nfails    \nls       shadowed by the command\n");
+    assert_eq!(
+        out.stdout_text(),
+        "weather  The forecast for a city.\nfails    \nls       shadowed by the command\n"
+    );
     let out = shell.exec("weather --help").await;
     assert!(out.stdout_text().starts_with("weather: The forecast for a city.\nMore text.\nArguments:\n  --city <string> (required)  Which city\n"), "{}", out.stdout_text());
     let out = shell.exec("tool weather city=Oslo; echo $?").await;
     assert_eq!(out.stdout_text(), "2\n");
-    assert!(out.stderr_text().starts_with("tool: weather: unexpected argument 'city=Oslo'"));
+    assert!(
+        out.stderr_text()
+            .starts_with("tool: weather: unexpected argument 'city=Oslo'")
+    );
     let out = shell.exec("tool weather --days x; echo $?").await;
-    assert_eq!(out.stderr_text(), "tool: weather: --days must be an integer JSON value, got 'x'\nTry 'tool: weather --help' for its arguments.\n");
+    assert_eq!(
+        out.stderr_text(),
+        "tool: weather: --days must be an integer JSON value, got 'x'\nTry 'tool: weather --help' for its arguments.\n"
+    );
     // A tool named like a command does not shadow it; `tool ls` reaches it.
     let out = shell.exec("mkdir d; ls -d d; tool ls").await;
-    assert_eq!(out.stdout_text(), "d\n{\"args\":{},\"tool\":\"ls\"}\n", "{}", out.stderr_text());
+    assert_eq!(
+        out.stdout_text(),
+        "d\n{\"args\":{},\"tool\":\"ls\"}\n",
+        "{}",
+        out.stderr_text()
+    );
 }
 
 /// A guest that calls `weather` with `{"city":"Rome"}` and prints the answer and errno.
@@ -135,7 +185,14 @@ const GUEST: &str = r#"(module
 async fn a_guest_is_held_to_the_same_constraints() {
     let (mut shell, handlers, gate) = shell();
     let module = wat::parse_str(GUEST).unwrap();
-    shell.fs().mem().write(&sandtab_vfs::VfsPath::parse("/home/agent/g.wasm").unwrap(), &module).unwrap();
+    shell
+        .fs()
+        .mem()
+        .write(
+            &sandtab_vfs::VfsPath::parse("/home/agent/g.wasm").unwrap(),
+            &module,
+        )
+        .unwrap();
     let out = shell.exec("./g.wasm; echo \" errno=$?\"").await;
     assert_eq!(
         out.stdout_text(),

@@ -31,7 +31,9 @@ impl Sandbox {
     #[wasm_bindgen(js_name = toolDefinitions)]
     pub fn tool_definitions(&self, format: &str) -> Result<String, JsError> {
         let format = Format::parse(format).ok_or_else(|| {
-            JsError::new(&format!("unknown tool format {format:?}: use \"openai\", \"anthropic\" or \"mcp\""))
+            JsError::new(&format!(
+                "unknown tool format {format:?}: use \"openai\", \"anthropic\" or \"mcp\""
+            ))
         })?;
         Ok(sandtab_caps::definitions_json(self.gate.capabilities(), format).to_string())
     }
@@ -39,10 +41,20 @@ impl Sandbox {
     /// `read_file`: the text of `path` (relative to /home/agent), or lines
     /// `offset..offset+limit` of it.
     #[wasm_bindgen(js_name = readText)]
-    pub async fn read_text(&self, path: String, offset: Option<u32>, limit: Option<u32>) -> Result<String, JsValue> {
-        file_tools::read_file(&self.fs, &path, offset.map(|n| n as usize), limit.map(|n| n as usize))
-            .await
-            .map_err(tool_error)
+    pub async fn read_text(
+        &self,
+        path: String,
+        offset: Option<u32>,
+        limit: Option<u32>,
+    ) -> Result<String, JsValue> {
+        file_tools::read_file(
+            &self.fs,
+            &path,
+            offset.map(|n| n as usize),
+            limit.map(|n| n as usize),
+        )
+        .await
+        .map_err(tool_error)
     }
 
     /// `write_file`: creates or replaces `path` with `content`, directories made; the
@@ -58,7 +70,13 @@ impl Sandbox {
     /// `edit_file`: replaces the exact `old` (unique unless `replaceAll`) by `new`; the
     /// number of replacements.
     #[wasm_bindgen(js_name = editFile)]
-    pub async fn edit_file(&self, path: String, old: String, new: String, replace_all: bool) -> Result<u32, JsValue> {
+    pub async fn edit_file(
+        &self,
+        path: String,
+        old: String,
+        new: String,
+        replace_all: bool,
+    ) -> Result<u32, JsValue> {
         file_tools::edit_file(&self.fs, &path, &old, &new, replace_all)
             .await
             .map(|n| n as u32)
@@ -77,7 +95,11 @@ impl Sandbox {
             let response = gate.fetch(request, Via::Api).await.map_err(denial_error)?;
             let object = Object::new();
             set(&object, "status", &JsValue::from(response.status));
-            set(&object, "statusText", &JsValue::from_str(&response.status_text));
+            set(
+                &object,
+                "statusText",
+                &JsValue::from_str(&response.status_text),
+            );
             let headers: Array = response
                 .headers
                 .iter()
@@ -97,7 +119,9 @@ fn parse_request(value: &JsValue) -> Result<HttpRequest, String> {
         return Err("fetch needs { url, method?, headers?, body?, follow? }".into());
     }
     let get = |key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    let url = get("url").as_string().ok_or("fetch: `url` must be a string")?;
+    let url = get("url")
+        .as_string()
+        .ok_or("fetch: `url` must be a string")?;
     let method = match get("method") {
         m if m.is_undefined() || m.is_null() => "GET".to_owned(),
         m => m.as_string().ok_or("fetch: `method` must be a string")?,
@@ -127,5 +151,11 @@ fn parse_request(value: &JsValue) -> Result<HttpRequest, String> {
         ),
     };
     let follow = get("follow").as_bool().unwrap_or(true);
-    Ok(HttpRequest { method, url, headers, body, follow_redirects: follow })
+    Ok(HttpRequest {
+        method,
+        url,
+        headers,
+        body,
+        follow_redirects: follow,
+    })
 }

@@ -33,7 +33,11 @@ impl Doors for WebDoors {
             let message = format!("the page has no handler for `{name}`");
             return Box::pin(async move { Err(message) });
         };
-        let called = function.call2(&JsValue::NULL, &JsValue::from_str(name), &JsValue::from_str(args));
+        let called = function.call2(
+            &JsValue::NULL,
+            &JsValue::from_str(name),
+            &JsValue::from_str(args),
+        );
         Box::pin(SendWrapper::new(async move {
             match settle(called).await {
                 Ok(value) => value
@@ -47,7 +51,10 @@ impl Doors for WebDoors {
     fn fetch(&self, request: DoorRequest) -> BoxFuture<'static, Result<HttpResponse, Denial>> {
         let Some(function) = (*self.net_fetch).clone() else {
             return Box::pin(async {
-                Err(Denial::new(Code::NetFailed, "this sandbox's host cannot make network requests"))
+                Err(Denial::new(
+                    Code::NetFailed,
+                    "this sandbox's host cannot make network requests",
+                ))
             });
         };
         let called = function.call1(&JsValue::NULL, &request_to_js(&request));
@@ -108,22 +115,39 @@ fn request_to_js(request: &DoorRequest) -> Object {
             .map_or(JsValue::NULL, |b| Uint8Array::from(b.as_slice()).into()),
     );
     set("grant", &(request.grant as u32).into());
-    set("inject", &request.inject.iter().map(JsValue::from).collect::<Array>());
+    set(
+        "inject",
+        &request.inject.iter().map(JsValue::from).collect::<Array>(),
+    );
     set(
         "followWithin",
-        &request.follow_within.as_ref().map_or(JsValue::NULL, |origins| {
-            origins.iter().map(JsValue::from).collect::<Array>().into()
-        }),
+        &request
+            .follow_within
+            .as_ref()
+            .map_or(JsValue::NULL, |origins| {
+                origins.iter().map(JsValue::from).collect::<Array>().into()
+            }),
     );
     set("maxRedirects", &request.max_redirects.into());
-    set("maxResponseBytes", &(request.max_response_bytes as f64).into());
+    set(
+        "maxResponseBytes",
+        &(request.max_response_bytes as f64).into(),
+    );
     object
 }
 
 fn response_from_js(value: &JsValue) -> Result<HttpResponse, Denial> {
-    let bad = |what: &str| Denial::new(Code::NetFailed, format!("the page's network answer has no valid `{what}`"));
+    let bad = |what: &str| {
+        Denial::new(
+            Code::NetFailed,
+            format!("the page's network answer has no valid `{what}`"),
+        )
+    };
     let get = |key: &str| Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
-    let status = get("status").as_f64().filter(|s| (0.0..1000.0).contains(s)).ok_or_else(|| bad("status"))?;
+    let status = get("status")
+        .as_f64()
+        .filter(|s| (0.0..1000.0).contains(s))
+        .ok_or_else(|| bad("status"))?;
     let headers_value = get("headers");
     if !Array::is_array(&headers_value) {
         return Err(bad("headers"));

@@ -258,7 +258,10 @@ impl Sandbox {
             let mut fresh;
             let session_name = match choice.fresh {
                 true => "(fresh)".to_owned(),
-                false => choice.session.clone().unwrap_or_else(|| DEFAULT_SESSION.to_owned()),
+                false => choice
+                    .session
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_SESSION.to_owned()),
             };
             let shell = if choice.fresh {
                 fresh = sessions.fresh().map_err(|err| error(err.to_string()))?;
@@ -326,7 +329,9 @@ impl Sandbox {
     pub fn call_tool(&self, name: String, args: String) -> js_sys::Promise {
         let call = self.gate.call_tool(&name, &args, sandtab_caps::Via::Api);
         wasm_bindgen_futures::future_to_promise(async move {
-            call.await.map(|answer| JsValue::from_str(&answer)).map_err(denial_error)
+            call.await
+                .map(|answer| JsValue::from_str(&answer))
+                .map_err(denial_error)
         })
     }
 

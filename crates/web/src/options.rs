@@ -208,19 +208,34 @@ fn apply_capabilities(options: &JsValue, config: &mut SandboxConfig) -> Result<(
             .ok()
             .and_then(|t| t.as_string())
             .ok_or("options.capabilities cannot be turned into JSON")?,
-        None => return Err(format!("options.capabilities must be an object, got {}", describe(&value))),
+        None => {
+            return Err(format!(
+                "options.capabilities must be an object, got {}",
+                describe(&value)
+            ));
+        }
     };
-    config.doors.capabilities = sandtab_caps::Capabilities::from_json(&text).map_err(|err| err.to_string())?;
+    config.doors.capabilities =
+        sandtab_caps::Capabilities::from_json(&text).map_err(|err| err.to_string())?;
     // The sections become options, checked by the same code as the options themselves:
     // `limits: {shell, guest}` and `filesystem: {quota, mounts}`.
     let sections = [
-        ("limits", config.doors.capabilities.limits.clone(), [("shell", "limits"), ("guest", "guestLimits")]),
-        ("filesystem", config.doors.capabilities.filesystem.clone(), [("quota", "quota"), ("mounts", "mounts")]),
+        (
+            "limits",
+            config.doors.capabilities.limits.clone(),
+            [("shell", "limits"), ("guest", "guestLimits")],
+        ),
+        (
+            "filesystem",
+            config.doors.capabilities.filesystem.clone(),
+            [("quota", "quota"), ("mounts", "mounts")],
+        ),
     ];
     for (place, found, keys) in sections {
         let Some(found) = found else { continue };
         let json = serde_json::Value::Object(found).to_string();
-        let parsed = js_sys::JSON::parse(&json).map_err(|_| format!("capabilities.{place} is not JSON"))?;
+        let parsed =
+            js_sys::JSON::parse(&json).map_err(|_| format!("capabilities.{place} is not JSON"))?;
         let names: Vec<&str> = keys.iter().map(|(doc, _)| *doc).collect();
         check_keys(&parsed, &format!("capabilities.{place}"), &names)?;
         for (doc_key, option_key) in keys {

@@ -36,15 +36,24 @@ fn sandbox() -> Sandbox {
 }
 
 fn handled() -> f64 {
-    Reflect::get(&js_sys::global(), &"handled".into()).unwrap().as_f64().unwrap_or(0.0)
+    Reflect::get(&js_sys::global(), &"handled".into())
+        .unwrap()
+        .as_f64()
+        .unwrap_or(0.0)
 }
 
 async fn call(sandbox: &Sandbox, name: &str, args: &str) -> Result<String, (String, String)> {
     match JsFuture::from(sandbox.call_tool(name.into(), args.into())).await {
         Ok(value) => Ok(value.as_string().unwrap()),
         Err(err) => {
-            let code = Reflect::get(&err, &"code".into()).unwrap().as_string().unwrap();
-            let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+            let code = Reflect::get(&err, &"code".into())
+                .unwrap()
+                .as_string()
+                .unwrap();
+            let message = Reflect::get(&err, &"message".into())
+                .unwrap()
+                .as_string()
+                .unwrap();
             Err((code, message))
         }
     }
@@ -54,51 +63,123 @@ async fn call(sandbox: &Sandbox, name: &str, args: &str) -> Result<String, (Stri
 async fn the_api_the_shell_and_the_limits_share_one_check() {
     let sandbox = sandbox();
     let before = handled();
-    let answer = call(&sandbox, "weather", r#"{"city":"Oslo"}"#).await.unwrap();
-    assert_eq!(answer, r#"{"tool":"weather","temp":-2,"args":{"city":"Oslo"}}"#);
-    assert_eq!(call(&sandbox, "mail", "{}").await.unwrap_err().0, "CAP_DENIED");
-    let (code, message) = call(&sandbox, "weather", r#"{"city":"Rome"}"#).await.unwrap_err();
+    let answer = call(&sandbox, "weather", r#"{"city":"Oslo"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        answer,
+        r#"{"tool":"weather","temp":-2,"args":{"city":"Oslo"}}"#
+    );
+    assert_eq!(
+        call(&sandbox, "mail", "{}").await.unwrap_err().0,
+        "CAP_DENIED"
+    );
+    let (code, message) = call(&sandbox, "weather", r#"{"city":"Rome"}"#)
+        .await
+        .unwrap_err();
     assert_eq!(code, "CAP_CONSTRAINT");
-    assert_eq!(message, "CAP_CONSTRAINT: `weather`: `city` must be one of [\"Oslo\"]");
-    assert_eq!(call(&sandbox, "weather", "{}").await.unwrap_err().0, "CAP_BAD_ARGS");
+    assert_eq!(
+        message,
+        "CAP_CONSTRAINT: `weather`: `city` must be one of [\"Oslo\"]"
+    );
+    assert_eq!(
+        call(&sandbox, "weather", "{}").await.unwrap_err().0,
+        "CAP_BAD_ARGS"
+    );
     let out = exec(&sandbox, "weather --city Oslo | jq .temp; tool weather --city Oslo >/dev/null; weather --city Oslo; echo $?", None).await;
     assert_eq!(out.stdout, "-2\n126\n", "{}", out.stderr);
-    assert_eq!(out.stderr, "weather: CAP_MAX_CALLS: `weather` may be called 3 times, and all of them are used\n");
+    assert_eq!(
+        out.stderr,
+        "weather: CAP_MAX_CALLS: `weather` may be called 3 times, and all of them are used\n"
+    );
     // The API's call counts towards the same max_calls as the shell's.
     assert_eq!(handled() - before, 3.0);
-    assert_eq!(call(&sandbox, "weather", r#"{"city":"Oslo"}"#).await.unwrap_err().0, "CAP_MAX_CALLS");
+    assert_eq!(
+        call(&sandbox, "weather", r#"{"city":"Oslo"}"#)
+            .await
+            .unwrap_err()
+            .0,
+        "CAP_MAX_CALLS"
+    );
 }
 
 #[wasm_bindgen_test]
 async fn the_audit_log_records_execs_calls_and_denials() {
     let sandbox = sandbox();
     exec(&sandbox, "weather --city Oslo >/dev/null; tool nope", None).await;
-    call(&sandbox, "weather", r#"{"city":"Rome"}"#).await.unwrap_err();
+    call(&sandbox, "weather", r#"{"city":"Rome"}"#)
+        .await
+        .unwrap_err();
     let log = sandbox.audit_log();
-    let entries: Vec<serde_json::Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let entries: Vec<serde_json::Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let summary: Vec<String> = entries
         .iter()
-        .map(|e| format!("{} {} {}", e["kind"].as_str().unwrap(), e["via"].as_str().unwrap_or("-"), e["code"].as_str().unwrap_or("-")))
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                e["kind"].as_str().unwrap(),
+                e["via"].as_str().unwrap_or("-"),
+                e["code"].as_str().unwrap_or("-")
+            )
+        })
         .collect();
-    assert_eq!(summary, ["tool shell -", "denial shell CAP_DENIED", "exec - -", "denial api CAP_CONSTRAINT"]);
-    assert!(entries[0]["time_ms"].as_f64().unwrap() > 1.7e12, "a real clock");
-    assert_eq!(entries[2]["script"], "weather --city Oslo >/dev/null; tool nope");
+    assert_eq!(
+        summary,
+        [
+            "tool shell -",
+            "denial shell CAP_DENIED",
+            "exec - -",
+            "denial api CAP_CONSTRAINT"
+        ]
+    );
+    assert!(
+        entries[0]["time_ms"].as_f64().unwrap() > 1.7e12,
+        "a real clock"
+    );
+    assert_eq!(
+        entries[2]["script"],
+        "weather --city Oslo >/dev/null; tool nope"
+    );
     assert_eq!(entries[2]["exit_code"], 126);
 }
 
 #[wasm_bindgen_test]
 fn a_bad_document_is_a_clear_error() {
     for (doc, expected) in [
-        (r#"{"capabilities": {"tools": [{"name": "a", "constraints": {"arg": "x", "like": 1}}]}}"#, "capability document: tools[0].constraints: unknown test `like`"),
-        (r#"{"capabilities": {"network": {"allow": [{"origin": "example.com"}]}}}"#, "capability document: network.allow[0].origin: `example.com` is not an origin"),
-        (r#"{"capabilities": {"limits": {"shell": {"maxCommands": 5}}}, "limits": {"maxCommands": 9}}"#, "`limits` is given both in options and as capabilities.limits.shell"),
-        (r#"{"capabilities": {"limits": {"maxCommands": 5}}}"#, "unknown capabilities.limits field `maxCommands` (known: shell, guest)"),
-        (r#"{"capabilities": {"filesystem": {"quota": {"maxBytes": "x"}}}}"#, "quota.maxBytes"),
-        (r#"{"capabilities": 7}"#, "options.capabilities must be an object"),
+        (
+            r#"{"capabilities": {"tools": [{"name": "a", "constraints": {"arg": "x", "like": 1}}]}}"#,
+            "capability document: tools[0].constraints: unknown test `like`",
+        ),
+        (
+            r#"{"capabilities": {"network": {"allow": [{"origin": "example.com"}]}}}"#,
+            "capability document: network.allow[0].origin: `example.com` is not an origin",
+        ),
+        (
+            r#"{"capabilities": {"limits": {"shell": {"maxCommands": 5}}}, "limits": {"maxCommands": 9}}"#,
+            "`limits` is given both in options and as capabilities.limits.shell",
+        ),
+        (
+            r#"{"capabilities": {"limits": {"maxCommands": 5}}}"#,
+            "unknown capabilities.limits field `maxCommands` (known: shell, guest)",
+        ),
+        (
+            r#"{"capabilities": {"filesystem": {"quota": {"maxBytes": "x"}}}}"#,
+            "quota.maxBytes",
+        ),
+        (
+            r#"{"capabilities": 7}"#,
+            "options.capabilities must be an object",
+        ),
     ] {
         let err = Sandbox::new(limits(doc)).unwrap_err();
         let message = JsValue::from(err);
-        let text = Reflect::get(&message, &"message".into()).unwrap().as_string().unwrap();
+        let text = Reflect::get(&message, &"message".into())
+            .unwrap()
+            .as_string()
+            .unwrap();
         assert!(text.starts_with(expected), "{doc}: {text}");
     }
 }

@@ -22,7 +22,11 @@ use std::sync::Arc;
 /// Exit status of a refused call (bash's "cannot execute", as for limits).
 const EXIT_DENIED: i32 = 126;
 
-pub(crate) fn register(builder: BashBuilder, _fs: &Arc<SandboxFs>, gate: &Arc<Gate>) -> BashBuilder {
+pub(crate) fn register(
+    builder: BashBuilder,
+    _fs: &Arc<SandboxFs>,
+    gate: &Arc<Gate>,
+) -> BashBuilder {
     builder.command(
         "tool",
         ToolCommand {
@@ -98,8 +102,10 @@ impl bashkit::Command for ToolCommand {
             Ok(ArgsSource::Json(text)) => text,
             Ok(ArgsSource::Stdin) => String::from_utf8_lossy(&read_stdin(&ctx).await?).into_owned(),
             Err(message) => {
-                out.err(format!("{prefix}: {message}\nTry '{prefix} --help' for its arguments.\n"))
-                    .await?;
+                out.err(format!(
+                    "{prefix}: {message}\nTry '{prefix} --help' for its arguments.\n"
+                ))
+                .await?;
                 return out.finish(2).await;
             }
         };
@@ -111,7 +117,11 @@ impl bashkit::Command for ToolCommand {
             }
             Err(denial) => {
                 out.err(format!("{prefix}: {denial}\n")).await?;
-                let code = if denial.code.is_refusal() { EXIT_DENIED } else { 1 };
+                let code = if denial.code.is_refusal() {
+                    EXIT_DENIED
+                } else {
+                    1
+                };
                 out.finish(code).await
             }
         }
@@ -145,7 +155,11 @@ impl ToolCommand {
             text.push_str("Arguments:\n");
             for (arg, schema) in props {
                 let kind = schema["type"].as_str().unwrap_or("any");
-                let need = if required.contains(&arg.as_str()) { " (required)" } else { "" };
+                let need = if required.contains(&arg.as_str()) {
+                    " (required)"
+                } else {
+                    ""
+                };
                 let about = schema["description"].as_str().unwrap_or("");
                 text.push_str(&format!("  --{arg} <{kind}>{need}  {about}\n"));
             }
@@ -154,11 +168,18 @@ impl ToolCommand {
         Some(text)
     }
 
-    async fn refuse(&self, out: &mut Output<'_, '_>, prefix: &str, name: &str) -> bashkit::Result<CommandStatus> {
+    async fn refuse(
+        &self,
+        out: &mut Output<'_, '_>,
+        prefix: &str,
+        name: &str,
+    ) -> bashkit::Result<CommandStatus> {
         // Through the gate, so the refusal is logged like any other.
         let denial = match self.gate.call_tool(name, "{}", Via::Shell).await {
             Err(denial) => denial,
-            Ok(_) => sandtab_caps::Denial::new(Code::Denied, format!("the tool `{name}` is not granted")),
+            Ok(_) => {
+                sandtab_caps::Denial::new(Code::Denied, format!("the tool `{name}` is not granted"))
+            }
         };
         out.err(format!("{prefix}: {denial}\n")).await?;
         Ok(CommandStatus::with_code(EXIT_DENIED))
@@ -183,7 +204,9 @@ fn parse_args(args: &[String], schema: &Value) -> Result<ArgsSource, String> {
     while i < args.len() {
         let arg = &args[i];
         let Some(long) = arg.strip_prefix("--").filter(|l| !l.is_empty()) else {
-            return Err(format!("unexpected argument '{arg}': give arguments as --NAME VALUE"));
+            return Err(format!(
+                "unexpected argument '{arg}': give arguments as --NAME VALUE"
+            ));
         };
         let (key, value) = match long.split_once('=') {
             Some((key, value)) => (key.to_owned(), value.to_owned()),
@@ -200,12 +223,18 @@ fn parse_args(args: &[String], schema: &Value) -> Result<ArgsSource, String> {
             json = Some(value);
             continue;
         }
-        let kind = schema["properties"][&key]["type"].as_str().unwrap_or("string");
+        let kind = schema["properties"][&key]["type"]
+            .as_str()
+            .unwrap_or("string");
         let parsed = match kind {
             "string" => Value::String(value),
             "array" if !value.trim_start().starts_with('[') => Value::String(value),
-            _ => serde_json::from_str(&value)
-                .map_err(|_| format!("--{key} must be {} JSON value, got '{value}'", article(kind)))?,
+            _ => serde_json::from_str(&value).map_err(|_| {
+                format!(
+                    "--{key} must be {} JSON value, got '{value}'",
+                    article(kind)
+                )
+            })?,
         };
         match map.get_mut(&key) {
             None if kind == "array" && !parsed.is_array() => {
@@ -219,7 +248,9 @@ fn parse_args(args: &[String], schema: &Value) -> Result<ArgsSource, String> {
         }
     }
     match json {
-        Some(_) if !map.is_empty() => Err("give either --json or --NAME VALUE arguments, not both".into()),
+        Some(_) if !map.is_empty() => {
+            Err("give either --json or --NAME VALUE arguments, not both".into())
+        }
         Some(text) if text == "-" => Ok(ArgsSource::Stdin),
         Some(text) => Ok(ArgsSource::Json(text)),
         None => Ok(ArgsSource::Built(map)),
