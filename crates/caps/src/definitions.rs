@@ -123,6 +123,18 @@ pub fn builtin_definitions(caps: &Capabilities) -> Vec<Definition> {
                 "required": ["url"], "additionalProperties": false}),
         ));
     }
+    if caps.ui {
+        defs.push(def(
+            "ui",
+            "Show HTML to the user in a sandboxed frame on the page (scripts run; no network, no access to the page), then optionally wait for their next click, form submission or sandtab.send(data) message, returned as JSON.",
+            json!({"type": "object", "properties": {
+                "html": {"type": "string", "description": "The HTML to show (omit to only wait)"},
+                "path": {"type": "string", "description": "Or: a sandbox file holding the HTML"},
+                "wait": {"type": "boolean", "description": "Wait for the user's next event (default true)"},
+                "timeout_seconds": {"type": "number", "description": "How long to wait (default 300)"}},
+                "additionalProperties": false}),
+        ));
+    }
     defs
 }
 
@@ -190,6 +202,9 @@ mod tests {
                 .unwrap()
                 .contains("https://api.example.com")
         );
+        assert!(!names.contains(&"ui".to_owned()), "ui only when granted");
+        let with_ui = Capabilities::from_json(r#"{"ui": true}"#).unwrap();
+        assert_eq!(definitions(&with_ui).last().unwrap().name, "ui");
         // Without a granted origin there is no fetch tool to offer.
         let bare = definitions(&Capabilities::default());
         assert!(!bare.iter().any(|d| d.name == "fetch"));

@@ -27,6 +27,8 @@ struct DocumentDoc {
     network: NetworkDoc,
     filesystem: Option<serde_json::Map<String, Value>>,
     limits: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    ui: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +95,8 @@ pub struct Capabilities {
     pub filesystem: Option<serde_json::Map<String, Value>>,
     /// The `limits` section (the shell's and the guests'), for the runtime to apply.
     pub limits: Option<serde_json::Map<String, Value>>,
+    /// Whether the sandbox may show HTML to the user (`ui`) and read its events.
+    pub ui: bool,
 }
 
 impl Default for Capabilities {
@@ -103,6 +107,7 @@ impl Default for Capabilities {
             network: NetworkPolicy::default(),
             filesystem: None,
             limits: None,
+            ui: false,
         }
     }
 }
@@ -167,6 +172,7 @@ impl Capabilities {
             network: NetworkPolicy::compile(doc.network)?,
             filesystem: doc.filesystem,
             limits: doc.limits,
+            ui: doc.ui,
         })
     }
 

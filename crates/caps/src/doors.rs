@@ -77,6 +77,27 @@ pub struct DoorRequest {
     pub max_response_bytes: u64,
 }
 
+/// What the `ui` door is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UiAction {
+    /// Show this HTML (a whole document or a fragment) in the page's sandboxed frame,
+    /// replacing what was there.
+    Show {
+        /// The HTML.
+        html: String,
+        /// A title for the frame (its accessible name).
+        title: String,
+    },
+    /// Wait up to `timeout_ms` for the next event (a click, a form submission, or a
+    /// message the frame's script sends); `Ok(None)` when none came in time.
+    Wait {
+        /// How long to wait.
+        timeout_ms: u64,
+    },
+    /// Remove the frame.
+    Close,
+}
+
 /// The host's side of the doors.
 pub trait Doors: Send + Sync {
     /// Calls the host's handler for the granted tool `name` with JSON `args`; the answer
@@ -90,6 +111,17 @@ pub trait Doors: Send + Sync {
 
     /// Milliseconds since the Unix epoch (for rate limits and the audit log).
     fn now_ms(&self) -> f64;
+
+    /// Carries out a `ui` action; for `Wait`, the event as JSON text, or `None`.
+    fn ui(&self, action: UiAction) -> BoxFuture<'static, Result<Option<String>, Denial>> {
+        let _ = action;
+        Box::pin(async {
+            Err(Denial::new(
+                crate::Code::Denied,
+                "this host has no place to show a user interface",
+            ))
+        })
+    }
 }
 
 /// Doors that grant nothing: tool calls fail, requests fail. For a sandbox with no

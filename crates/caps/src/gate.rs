@@ -4,7 +4,7 @@
 
 use crate::audit::{AuditLog, Via, redact_pointers};
 use crate::document::Capabilities;
-use crate::doors::{DoorRequest, Doors, HttpRequest, HttpResponse};
+use crate::doors::{DoorRequest, Doors, HttpRequest, HttpResponse, UiAction};
 use crate::error::{Code, Denial};
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, VecDeque};
@@ -239,6 +239,48 @@ impl Gate {
                 fields,
                 &outcome.as_ref().map(|r| r.body.len()),
             );
+            outcome
+        }
+    }
+
+    /// Carries out a `ui` action if the document grants `ui`; for `Wait`, the next
+    /// event (JSON text) or `None` when none came in time.
+    pub fn ui(
+        &self,
+        action: UiAction,
+        via: Via,
+    ) -> impl std::future::Future<Output = Result<Option<String>, Denial>> + Send + 'static {
+        let started = self.doors.now_ms();
+        let mut fields = Map::new();
+        fields.insert("via".into(), json!(via.as_str()));
+        let (name, detail) = match &action {
+            UiAction::Show { html, title } => {
+                ("show", json!({"title": title, "html_bytes": html.len()}))
+            }
+            UiAction::Wait { timeout_ms } => ("wait", json!({"timeout_ms": timeout_ms})),
+            UiAction::Close => ("close", Value::Null),
+        };
+        fields.insert("action".into(), json!(name));
+        if !detail.is_null() {
+            fields.insert("args".into(), detail);
+        }
+        let call = match self.caps.ui {
+            true => Ok(self.doors.ui(action)),
+            false => Err(Denial::new(
+                Code::Denied,
+                "the ui door is not granted (the capability document's `ui`)",
+            )),
+        };
+        let audit = self.audit_handle();
+        async move {
+            let outcome = match call {
+                Ok(call) => call.await,
+                Err(denial) => Err(denial),
+            };
+            let size = outcome
+                .as_ref()
+                .map(|event| event.as_ref().map_or(0, String::len));
+            audit.finish("ui", started, fields, &size);
             outcome
         }
     }

@@ -21,7 +21,7 @@ pub use definitions::{
     BUILTIN_TOOLS, Definition, Format, builtin_definitions, definitions, definitions_json,
 };
 pub use document::{Capabilities, DOCUMENT_VERSION, RateLimit, Tool, valid_tool_name};
-pub use doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, NoDoors};
+pub use doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, NoDoors, UiAction};
 pub use error::{CapsError, Code, Denial};
 pub use gate::{Gate, MAX_TOOL_RESULT};
 pub use network::{Allowed, Grant, NetworkPolicy, is_private, is_private_ip};

@@ -2,7 +2,7 @@
 //! command, each granted tool by its own name, and a guest's `sandtab.tool_call`.
 #![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
-use sandtab_caps::{BoxFuture, Capabilities, Denial, DoorRequest, Doors, HttpResponse};
+use sandtab_caps::{BoxFuture, Capabilities, Denial, DoorRequest, Doors, HttpResponse, UiAction};
 use sandtab_shell::{EXIT_LIMIT, Gate, GuestEngine, Shell, ShellLimits, WallClock};
 use sandtab_vfs::{Quota, SandboxFs};
 use serde_json::{Value, json};
@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Default)]
 struct Handlers {
     calls: Mutex<Vec<(String, Value)>>,
+    ui: Mutex<Vec<UiAction>>,
 }
 
 impl Doors for Handlers {
@@ -29,10 +30,23 @@ impl Doors for Handlers {
     fn now_ms(&self) -> f64 {
         0.0
     }
+    fn ui(&self, action: UiAction) -> BoxFuture<'static, Result<Option<String>, Denial>> {
+        let answer = match &action {
+            UiAction::Wait { timeout_ms: 0 } => None,
+            UiAction::Wait { .. } => Some(r#"{"type":"click","id":"ok"}"#.to_owned()),
+            _ => None,
+        };
+        self.ui.lock().unwrap().push(action);
+        Box::pin(async move { Ok(answer) })
+    }
 }
 
 fn shell() -> (Shell, Arc<Handlers>, Arc<Gate>) {
-    let doc = json!({"tools": [
+    shell_with(json!({"ui": true}))
+}
+
+fn shell_with(extra: Value) -> (Shell, Arc<Handlers>, Arc<Gate>) {
+    let mut doc = json!({"tools": [
         {"name": "weather", "description": "The forecast for a city.\nMore text.",
          "parameters": {"type": "object", "properties": {
             "city": {"type": "string", "description": "Which city"},
@@ -42,6 +56,9 @@ fn shell() -> (Shell, Arc<Handlers>, Arc<Gate>) {
         {"name": "fails"},
         {"name": "ls", "description": "shadowed by the command"},
     ]});
+    for (key, value) in extra.as_object().unwrap() {
+        doc[key] = value.clone();
+    }
     let handlers = Arc::new(Handlers::default());
     let gate = Arc::new(Gate::new(
         Capabilities::from_value(&doc).unwrap(),
@@ -202,4 +219,47 @@ async fn a_guest_is_held_to_the_same_constraints() {
     );
     assert!(handlers.calls.lock().unwrap().is_empty());
     assert!(gate.audit().to_jsonl().contains("\"via\":\"guest\""));
+}
+
+#[tokio::test]
+async fn ui_shows_a_file_and_waits_for_an_event_when_granted() {
+    let (mut shell, handlers, gate) = shell();
+    let out = shell.exec("echo '<button id=ok>OK</button>' > page.html; ui show page.html --title Ask --wait; ui wait --timeout 0; echo $?; ui close").await;
+    assert_eq!(
+        out.stdout_text(),
+        "{\"type\":\"click\",\"id\":\"ok\"}\n124\n",
+        "{}",
+        out.stderr_text()
+    );
+    assert_eq!(out.stderr_text(), "ui: no event before the timeout\n");
+    let actions = handlers.ui.lock().unwrap().clone();
+    assert_eq!(
+        actions[0],
+        UiAction::Show {
+            html: "<button id=ok>OK</button>\n".into(),
+            title: "Ask".into()
+        }
+    );
+    assert_eq!(
+        actions[1],
+        UiAction::Wait {
+            timeout_ms: 300_000
+        }
+    );
+    assert_eq!(actions[3], UiAction::Close);
+    assert!(gate.audit().to_jsonl().contains("\"kind\":\"ui\""));
+    let out = shell
+        .exec("ui show missing.html; echo $?; ui bogus; echo $?")
+        .await;
+    assert_eq!(out.stdout_text(), "1\n2\n");
+    let (mut denied, handlers, _) = shell_with(json!({}));
+    let out = denied
+        .exec("echo x > p.html; ui show p.html; echo $?")
+        .await;
+    assert_eq!(out.stdout_text(), "126\n");
+    assert_eq!(
+        out.stderr_text(),
+        "ui: CAP_DENIED: the ui door is not granted (the capability document's `ui`)\n"
+    );
+    assert!(handlers.ui.lock().unwrap().is_empty());
 }

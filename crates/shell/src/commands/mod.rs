@@ -18,6 +18,7 @@ mod stat;
 mod tar;
 mod textutils;
 mod tool;
+mod ui;
 mod util;
 
 use bashkit::{Bash, BashBuilder, BuiltinRegistry};
@@ -29,6 +30,7 @@ use std::sync::Arc;
 pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>, gate: &Arc<Gate>) -> BashBuilder {
     let builder = curl::register(builder, fs, gate);
     let builder = tool::register(builder, fs, gate);
+    let builder = ui::register(builder, fs, gate);
     let builder = df::register(builder, fs);
     let builder = diff::register(builder, fs);
     let builder = patch::register(builder, fs);

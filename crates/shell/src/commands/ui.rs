@@ -1,0 +1,163 @@
+//! `ui`: shows HTML to the user in the page's sandboxed frame and reads their events,
+//! through the capability gate (the document must grant `ui`).
+//!
+//! ```text
+//! ui show FILE [--title TEXT] [--wait [--timeout SECONDS]]
+//! ui wait [--timeout SECONDS]     the next event as one JSON line; exit 124 on timeout
+//! ui close
+//! ```
+
+use super::util::{Files, Output, usage_error};
+use bashkit::{BashBuilder, CommandContext, CommandStatus};
+use sandtab_caps::{Gate, UiAction, Via};
+use sandtab_vfs::SandboxFs;
+use std::sync::Arc;
+
+/// How long `ui wait` waits unless told (seconds).
+const DEFAULT_TIMEOUT_S: f64 = 300.0;
+/// The largest HTML file `ui show` takes.
+const MAX_HTML: usize = 8 << 20;
+/// Exit status when no event came in time (as `timeout`'s).
+const EXIT_TIMEOUT: i32 = 124;
+const EXIT_DENIED: i32 = 126;
+
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>, gate: &Arc<Gate>) -> BashBuilder {
+    builder.command(
+        "ui",
+        Ui {
+            fs: fs.clone(),
+            gate: gate.clone(),
+        },
+    )
+}
+
+struct Ui {
+    fs: Arc<SandboxFs>,
+    gate: Arc<Gate>,
+}
+
+#[derive(Debug, Default)]
+struct Args {
+    sub: String,
+    file: Option<String>,
+    title: Option<String>,
+    wait: bool,
+    timeout_s: Option<f64>,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let mut parsed = Args::default();
+    let mut rest = args.iter();
+    parsed.sub = rest
+        .next()
+        .cloned()
+        .ok_or("missing subcommand: show, wait or close")?;
+    if !matches!(parsed.sub.as_str(), "show" | "wait" | "close") {
+        return Err(format!(
+            "unknown subcommand '{}': show, wait or close",
+            parsed.sub
+        ));
+    }
+    while let Some(arg) = rest.next() {
+        let mut value = |name: &str| {
+            rest.next()
+                .cloned()
+                .ok_or(format!("option '{name}' needs a value"))
+        };
+        match arg.as_str() {
+            "--title" => parsed.title = Some(value("--title")?),
+            "--wait" => parsed.wait = true,
+            "--timeout" | "-t" => {
+                let text = value("--timeout")?;
+                let seconds: f64 = text
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                    .ok_or(format!("invalid timeout '{text}': give seconds"))?;
+                parsed.timeout_s = Some(seconds);
+            }
+            other if other.starts_with('-') && other != "-" => {
+                return Err(format!("unknown option '{other}'"));
+            }
+            file if parsed.file.is_none() && parsed.sub == "show" => {
+                parsed.file = Some(file.to_owned())
+            }
+            extra => return Err(format!("unexpected argument '{extra}'")),
+        }
+    }
+    if parsed.sub == "show" && parsed.file.is_none() {
+        return Err("ui show needs an HTML file ('-' for stdin)".into());
+    }
+    Ok(parsed)
+}
+
+#[bashkit::async_trait]
+impl bashkit::Command for Ui {
+    async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+        let args = match parse(ctx.args) {
+            Ok(args) => args,
+            Err(message) => return usage_error(&ctx, &message, 2).await,
+        };
+        let mut out = Output::new(&ctx);
+        if args.sub == "show" {
+            let file = args.file.as_deref().unwrap_or("-");
+            let files = Files::new(&self.fs, &ctx);
+            let bytes = match file {
+                "-" => super::util::read_stdin(&ctx).await?,
+                path => match files.read(path).await {
+                    Ok(bytes) => bytes,
+                    Err(err) => {
+                        out.err(format!("ui: {path}: {}\n", super::util::strerror(&err)))
+                            .await?;
+                        return out.finish(1).await;
+                    }
+                },
+            };
+            if bytes.len() > MAX_HTML {
+                out.err(format!("ui: {file}: larger than {MAX_HTML} bytes\n"))
+                    .await?;
+                return out.finish(1).await;
+            }
+            let html = String::from_utf8_lossy(&bytes).into_owned();
+            let title = args.title.clone().unwrap_or_else(|| file.to_owned());
+            if let Err(denial) = self
+                .gate
+                .ui(UiAction::Show { html, title }, Via::Shell)
+                .await
+            {
+                out.err(format!("ui: {denial}\n")).await?;
+                return out.finish(EXIT_DENIED).await;
+            }
+            if !args.wait {
+                return out.finish(0).await;
+            }
+        }
+        let action = match args.sub.as_str() {
+            "close" => UiAction::Close,
+            _ => UiAction::Wait {
+                timeout_ms: (args.timeout_s.unwrap_or(DEFAULT_TIMEOUT_S) * 1000.0) as u64,
+            },
+        };
+        match self.gate.ui(action, Via::Shell).await {
+            Ok(Some(event)) => {
+                out.out(event).await?;
+                out.out("\n").await?;
+                out.finish(0).await
+            }
+            Ok(None) if args.sub == "close" => out.finish(0).await,
+            Ok(None) => {
+                out.err("ui: no event before the timeout\n").await?;
+                out.finish(EXIT_TIMEOUT).await
+            }
+            Err(denial) => {
+                out.err(format!("ui: {denial}\n")).await?;
+                let code = if denial.code.is_refusal() {
+                    EXIT_DENIED
+                } else {
+                    1
+                };
+                out.finish(code).await
+            }
+        }
+    }
+}
