@@ -95,11 +95,18 @@ export class NetBroker {
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     } catch (err) {
+      // The browser reports a policy violation in a task of its own, which may come
+      // after the fetch has failed: give it a moment.
+      for (let i = 0; i < 10 && frame.violations.length === seen; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       const blocked = frame.violations.slice(seen);
       if (blocked.length > 0) {
+        // Browsers may report the first URL rather than the hop, to hide where it pointed.
+        const where = blocked[0] !== request.url && blocked[0] !== 'another origin' ? ` to ${blocked[0]}` : '';
         throw new NetError(
           'CAP_NET_REDIRECT',
-          `a redirect to ${blocked[0]} was refused: it is outside the origins this request may reach (${origins.join(', ')})`,
+          `${request.url} redirected${where} outside the origins this request may reach (${origins.join(', ')}); the browser refused that hop before sending it`,
         );
       }
       const reason = err instanceof Error ? err.message : String(err);

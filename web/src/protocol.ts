@@ -3,6 +3,7 @@
 // as `output` messages with that exec's id before its `result`.
 
 import type { NetRequest, NetResponse } from './net-broker.js';
+import type { UiAction } from './ui-frame.js';
 import type { GuestLimits, ProgressEvent, WorkerOptions } from './types.js';
 
 /** What an exec request carries besides its script (the callbacks stay on the page). */
@@ -32,6 +33,7 @@ export const CALLS = [
   'writeText',
   'editFile',
   'fetch',
+  'ui',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 
@@ -48,6 +50,8 @@ export type Request =
   | { type: 'hostCallResult'; callId: number; value?: string; error?: string }
   // The page's answer to a network request (`error`: a code and a message).
   | { type: 'netFetchResult'; callId: number; value?: NetResponse; error?: { code: string; message: string } }
+  // The page's answer to a ui action (`value`: an event's JSON, or null).
+  | { type: 'uiResult'; callId: number; value?: string | null; error?: { code: string; message: string } }
   | { type: 'cancel' }
   | { type: 'call'; id: number; method: CallName; args: unknown[] }
   | { type: 'query'; id: number; method: QueryName; args: unknown[] };
@@ -63,4 +67,6 @@ export type Reply =
   // A guest asks the page to run a host call.
   | { type: 'hostCall'; callId: number; name: string; args: string }
   // The runtime asks the page to make a request its gate allowed.
-  | { type: 'netFetch'; callId: number; request: NetRequest };
+  | { type: 'netFetch'; callId: number; request: NetRequest }
+  // The runtime's ui door: show, wait for an event, close.
+  | { type: 'ui'; callId: number; action: UiAction };

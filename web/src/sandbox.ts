@@ -2,6 +2,7 @@
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
 import { NetBroker, type NetRequest } from './net-broker.js';
+import { UiFrame, type UiAction } from './ui-frame.js';
 import type { CallName, ExecRequestOptions, QueryName, Reply, Request } from './protocol.js';
 import type {
   CapabilityDocument,
@@ -71,6 +72,7 @@ export class Sandbox {
   readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
   readonly #tools: Record<string, ToolHandler>;
   readonly #net: NetBroker;
+  readonly #ui: UiFrame;
 
   private constructor(worker: Worker, options: SandboxOptions, secrets: Map<string, string>[]) {
     this.#worker = worker;
@@ -78,6 +80,8 @@ export class Sandbox {
     this.#hostCall = options.hostCall;
     this.#tools = options.tools ?? {};
     this.#net = new NetBroker(secrets);
+    const place = options.ui;
+    this.#ui = new UiFrame(() => (typeof place === 'function' ? place() : (place ?? null)));
   }
 
   /** Starts a runtime worker and opens the sandbox `options.name` in it: from
@@ -108,7 +112,7 @@ export class Sandbox {
         worker.terminate();
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
-      const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ...rest } = options;
+      const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ui: _u, ...rest } = options;
       const workerOptions: WorkerOptions = capabilities ? { ...rest, capabilities } : rest;
       // Program URLs are relative to the page, not to the worker script.
       const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: new URL(spec.url, globalThis.location?.href).href }));
@@ -212,6 +216,15 @@ export class Sandbox {
           headers: Object.fromEntries(response.headers),
           body: new TextDecoder().decode(response.body),
         };
+      }
+      case 'ui': {
+        const path = str('path', true);
+        const html = path === undefined ? str('html', true) : ((await this.#call('readText', path)) as string);
+        if (html !== undefined) await this.#call('ui', 'show', html, 'sandbox ui');
+        if (args.wait === false) return { shown: html !== undefined };
+        const seconds = typeof args.timeout_seconds === 'number' ? args.timeout_seconds : 300;
+        const event = (await this.#call('ui', 'wait', undefined, undefined, seconds * 1000)) as string | null;
+        return { event: event === null ? null : (JSON.parse(event) as unknown) };
       }
       default: {
         const answer = (await this.#call('callTool', name, JSON.stringify(args))) as string;
@@ -405,6 +418,10 @@ export class Sandbox {
       void this.#answerNetFetch(reply.callId, reply.request);
       return;
     }
+    if (reply.type === 'ui') {
+      void this.#answerUi(reply.callId, reply.action);
+      return;
+    }
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     switch (reply.type) {
@@ -443,6 +460,24 @@ export class Sandbox {
     this.#worker.postMessage(answer, transfer);
   }
 
+  async #answerUi(callId: number, action: UiAction): Promise<void> {
+    let answer: Request;
+    try {
+      answer = { type: 'uiResult', callId, value: await this.#ui.run(action) };
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      answer = {
+        type: 'uiResult',
+        callId,
+        error: {
+          code: typeof code === 'string' && code.startsWith('CAP_') ? code : 'CAP_TOOL_FAILED',
+          message: err instanceof Error ? err.message : String(err),
+        },
+      };
+    }
+    if (this.#dead === null) this.#worker.postMessage(answer);
+  }
+
   /** Runs the handler of a granted tool: the runtime has checked the call. */
   async #runTool(name: string, args: string): Promise<string> {
     const handler = Object.hasOwn(this.#tools, name) ? this.#tools[name] : undefined;
@@ -471,6 +506,7 @@ export class Sandbox {
   #fail(err: SandboxError): void {
     this.#dead = err;
     this.#net.dispose();
+    this.#ui.close();
     for (const pending of this.#pending.values()) pending.reject(err);
     this.#pending.clear();
   }

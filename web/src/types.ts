@@ -158,6 +158,9 @@ export interface CapabilityDocument {
     /** Redirects followed (default 5, at most 20). */
     max_redirects?: number;
   };
+  /** Whether the sandbox may show HTML to the user (`ui show`, the `ui` tool) in a
+   * sandboxed frame in the options' `ui` element, and read their clicks and forms. */
+  ui?: boolean;
   /** The same as the options `quota` and `mounts`. */
   filesystem?: { quota?: Quota; mounts?: ReadOnlyMount[] };
   /** The same as the options `limits` and `guestLimits`. */
@@ -195,6 +198,9 @@ export interface SandboxOptions extends WorkerOptions {
   workerUrl?: string | URL;
   /** Progress of the programs being fetched and compiled. */
   onProgress?: (event: ProgressEvent) => void;
+  /** Where the `ui` door shows the sandbox's HTML (an element, or a function giving
+   * one when asked); without it `ui` is refused. The document must also grant `ui`. */
+  ui?: HTMLElement | (() => HTMLElement | null);
   /** Handlers of the granted tools, by name. */
   tools?: Record<string, ToolHandler>;
   /** A handler for granted tools not in `tools`: resolve with a JSON string, or reject

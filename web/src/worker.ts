@@ -6,6 +6,7 @@
 
 import init, { compiledModule, Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
 import type { NetRequest, NetResponse } from './net-broker.js';
+import type { UiAction } from './ui-frame.js';
 import { CALLS, QUERIES, type Reply, type Request } from './protocol.js';
 import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 
@@ -66,6 +67,18 @@ function netFetch(request: NetRequest): Promise<NetResponse> {
   return new Promise((resolve, reject) => {
     netCalls.set(callId, { resolve, reject });
     post({ type: 'netFetch', callId, request });
+  });
+}
+
+/** ui actions waiting for the page's answer, by call id. */
+const uiCalls = new Map<number, { resolve: (value: string | null) => void; reject: (err: Error) => void }>();
+
+/** Asks the page to carry out a ui action the runtime's gate allowed (see ui-frame.ts). */
+function uiAction(action: UiAction): Promise<string | null> {
+  const callId = nextHostCall++;
+  return new Promise((resolve, reject) => {
+    uiCalls.set(callId, { resolve, reject });
+    post({ type: 'ui', callId, action });
   });
 }
 
@@ -151,7 +164,7 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
     return;
   }
   const { programs = [], ...sandboxOptions } = options;
-  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage, netFetch, ...(withHostCall ? { hostCall } : {}) });
+  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage, netFetch, uiAction, ...(withHostCall ? { hostCall } : {}) });
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
   // Commands queue behind the programs, so `python3` right away waits for CPython.
   const box = sandbox;
@@ -176,6 +189,16 @@ async function handle(request: Request): Promise<void> {
     hostCalls.delete(request.callId);
     if (request.error !== undefined) waiting?.reject(new Error(request.error));
     else waiting?.resolve(request.value ?? '');
+    return;
+  }
+  if (request.type === 'uiResult') {
+    const waiting = uiCalls.get(request.callId);
+    uiCalls.delete(request.callId);
+    if (request.error !== undefined) {
+      waiting?.reject(Object.assign(new Error(request.error.message), { code: request.error.code }));
+    } else {
+      waiting?.resolve(request.value ?? null);
+    }
     return;
   }
   if (request.type === 'netFetchResult') {

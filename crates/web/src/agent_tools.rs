@@ -5,7 +5,7 @@
 use crate::convert::{set, vfs_error};
 use crate::{Sandbox, denial_error};
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use sandtab_caps::{Format, HttpRequest, Via};
+use sandtab_caps::{Format, HttpRequest, UiAction, Via};
 use sandtab_shell::ShellError;
 use sandtab_shell::file_tools;
 use wasm_bindgen::JsCast;
@@ -81,6 +81,35 @@ impl Sandbox {
             .await
             .map(|n| n as u32)
             .map_err(tool_error)
+    }
+
+    /// The `ui` door (the document must grant `ui`): `action` is `"show"` (with
+    /// `html`, `title`), `"wait"` (with `timeoutMs`; resolves to the event's JSON or
+    /// null) or `"close"`.
+    pub fn ui(
+        &self,
+        action: String,
+        html: Option<String>,
+        title: Option<String>,
+        timeout_ms: Option<f64>,
+    ) -> js_sys::Promise {
+        let action = match action.as_str() {
+            "show" => Ok(UiAction::Show {
+                html: html.unwrap_or_default(),
+                title: title.unwrap_or_else(|| "sandbox ui".into()),
+            }),
+            "wait" => Ok(UiAction::Wait {
+                timeout_ms: timeout_ms.unwrap_or(300_000.0).max(0.0) as u64,
+            }),
+            "close" => Ok(UiAction::Close),
+            other => Err(format!("unknown ui action {other:?}: show, wait or close")),
+        };
+        let gate = self.gate.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let action = action.map_err(|message| JsValue::from(JsError::new(&message)))?;
+            let event = gate.ui(action, Via::Api).await.map_err(denial_error)?;
+            Ok(event.map_or(JsValue::NULL, |e| JsValue::from_str(&e)))
+        })
     }
 
     /// `fetch`: `{ url, method?, headers?: {name: value}, body?: string | Uint8Array,

@@ -5,7 +5,7 @@
 //! checks every hop) and injects the headers whose values never enter the runtime.
 
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use sandtab_caps::{BoxFuture, Code, Denial, DoorRequest, Doors, HttpResponse};
+use sandtab_caps::{BoxFuture, Code, Denial, DoorRequest, Doors, HttpResponse, UiAction};
 use send_wrapper::SendWrapper;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -15,14 +15,20 @@ use wasm_bindgen_futures::JsFuture;
 pub struct WebDoors {
     host_call: SendWrapper<Option<js_sys::Function>>,
     net_fetch: SendWrapper<Option<js_sys::Function>>,
+    ui_action: SendWrapper<Option<js_sys::Function>>,
 }
 
 impl WebDoors {
-    /// Doors to `host_call` and `net_fetch`; a missing one refuses.
-    pub fn new(host_call: Option<js_sys::Function>, net_fetch: Option<js_sys::Function>) -> Self {
+    /// Doors to `host_call`, `net_fetch` and `ui_action`; a missing one refuses.
+    pub fn new(
+        host_call: Option<js_sys::Function>,
+        net_fetch: Option<js_sys::Function>,
+        ui_action: Option<js_sys::Function>,
+    ) -> Self {
         Self {
             host_call: SendWrapper::new(host_call),
             net_fetch: SendWrapper::new(net_fetch),
+            ui_action: SendWrapper::new(ui_action),
         }
     }
 }
@@ -75,6 +81,47 @@ impl Doors for WebDoors {
 
     fn now_ms(&self) -> f64 {
         js_sys::Date::now()
+    }
+
+    fn ui(&self, action: UiAction) -> BoxFuture<'static, Result<Option<String>, Denial>> {
+        let Some(function) = (*self.ui_action).clone() else {
+            return Box::pin(async {
+                Err(Denial::new(
+                    Code::Denied,
+                    "this page gives no place to show a user interface",
+                ))
+            });
+        };
+        let object = Object::new();
+        let set = |key: &str, value: &JsValue| {
+            let _ = Reflect::set(&object, &key.into(), value);
+        };
+        match &action {
+            UiAction::Show { html, title } => {
+                set("action", &"show".into());
+                set("html", &html.as_str().into());
+                set("title", &title.as_str().into());
+            }
+            UiAction::Wait { timeout_ms } => {
+                set("action", &"wait".into());
+                set("timeoutMs", &(*timeout_ms as f64).into());
+            }
+            UiAction::Close => set("action", &"close".into()),
+        }
+        let called = function.call1(&JsValue::NULL, &object);
+        Box::pin(SendWrapper::new(async move {
+            match settle(called).await {
+                Ok(value) => Ok(value.as_string()),
+                Err(err) => {
+                    let code = Reflect::get(&err, &"code".into())
+                        .ok()
+                        .and_then(|c| c.as_string())
+                        .and_then(|c| Code::parse(&c))
+                        .unwrap_or(Code::ToolFailed);
+                    Err(Denial::new(code, error_text(&err)))
+                }
+            }
+        }))
     }
 }
 

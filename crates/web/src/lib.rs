@@ -185,7 +185,7 @@ impl Sandbox {
     ) -> Result<Sandbox, JsError> {
         let engine = sandtab_shell::GuestEngine::new(limits.guest.call_depth);
         let host = Arc::new(guest_host::WebHost);
-        let web_doors = doors::WebDoors::new(doors.host_call, doors.net_fetch);
+        let web_doors = doors::WebDoors::new(doors.host_call, doors.net_fetch, doors.ui_action);
         let gate = Arc::new(Gate::new(doors.capabilities, Arc::new(web_doors)));
         let sessions = Sessions::with_gate(fs.clone(), limits, engine, host, gate.clone())
             .map_err(|err| JsError::new(&err.to_string()))?;

@@ -79,6 +79,8 @@ pub struct DoorsConfig {
     pub host_call: Option<js_sys::Function>,
     /// `netFetch(request) => Promise<response>`: the page's network frame.
     pub net_fetch: Option<js_sys::Function>,
+    /// `uiAction(action) => Promise<string | null>`: the page's ui frame.
+    pub ui_action: Option<js_sys::Function>,
     /// The capability document (nothing granted unless given).
     pub capabilities: sandtab_caps::Capabilities,
 }
@@ -115,6 +117,7 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             "guestLimits",
             "hostCall",
             "netFetch",
+            "uiAction",
             "capabilities",
         ],
     )?;
@@ -171,6 +174,7 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
     config.limits.validate().map_err(|err| err.to_string())?;
     config.doors.host_call = function(options, "hostCall")?;
     config.doors.net_fetch = function(options, "netFetch")?;
+    config.doors.ui_action = function(options, "uiAction")?;
 
     for (name, value) in whole_numbers(options, "quota", QUOTA_FIELDS)? {
         match name {

@@ -6,10 +6,24 @@
 /// `raw` with `http://` in front when it names no scheme, as curl guesses.
 pub(crate) fn with_scheme(raw: &str) -> String {
     let trimmed = raw.trim();
-    match scheme_end(trimmed) {
-        Some(_) => trimmed.to_owned(),
-        None => format!("http://{trimmed}"),
+    match scheme_end(trimmed).is_some() || has_opaque_scheme(trimmed) {
+        true => trimmed.to_owned(),
+        false => format!("http://{trimmed}"),
     }
+}
+
+/// Whether `url` starts with a scheme that takes no `//` (`data:`, `blob:`, `file:`,
+/// `javascript:`, ...), so that the policy sees and refuses it as such. `host:8080`
+/// (a port) is not one.
+fn has_opaque_scheme(url: &str) -> bool {
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return false;
+    };
+    let valid = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    valid && !scheme.contains('.') && !rest.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Where `scheme://` ends (the index after `//`), if `url` starts with one.
@@ -206,6 +220,9 @@ mod tests {
     #[test]
     fn schemes_credentials_and_parts() {
         assert_eq!(with_scheme("example.com/a"), "http://example.com/a");
+        assert_eq!(with_scheme("localhost:8080/a"), "http://localhost:8080/a");
+        assert_eq!(with_scheme("data:text/plain,hi"), "data:text/plain,hi");
+        assert_eq!(with_scheme("blob:http://h/1"), "blob:http://h/1");
         assert_eq!(with_scheme("https://x/"), "https://x/");
         assert_eq!(with_scheme("file:///etc/passwd"), "file:///etc/passwd");
         assert_eq!(
