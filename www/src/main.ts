@@ -1,6 +1,7 @@
-// The demo page: a terminal on a stored sandbox, and a panel listing its files that
+// The demo page: a terminal on a stored sandbox, a panel listing its files that
 // refreshes after every command, with the storage controls (snapshots, tar export and
-// import, fsck) and the browser's storage estimate.
+// import, fsck), the browser's storage estimate and the audit log, and below the
+// terminal the frame where `ui show` puts the sandbox's HTML.
 
 import { Sandbox, SandboxError, type DirEntry, type ProgressEvent, type StorageKind } from 'sandtab';
 import 'sandtab/terminal';
@@ -222,6 +223,10 @@ async function main(): Promise<void> {
       { names: ['qjs'], url: 'guests/quickjs.wasm', sha256: __GUEST_HASHES__.qjs },
     ],
     onProgress: (event) => showProgress(event, states),
+    // `ui show page.html --wait` shows the sandbox's HTML below the terminal, in a
+    // sandboxed frame, and prints the next click or form submission as JSON.
+    capabilities: { ui: true },
+    ui: () => document.getElementById('ui-panel'),
   });
   // For tests and the console: the page's sandbox and the API.
   (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox };
