@@ -22,15 +22,18 @@ pub enum Via {
     Guest,
     /// The page's JS API.
     Api,
+    /// The sandbox talking to a granted MCP server.
+    Mcp,
 }
 
 impl Via {
-    /// `shell`, `guest`, `api`.
+    /// `shell`, `guest`, `api`, `mcp`.
     pub fn as_str(self) -> &'static str {
         match self {
             Via::Shell => "shell",
             Via::Guest => "guest",
             Via::Api => "api",
+            Via::Mcp => "mcp",
         }
     }
 }

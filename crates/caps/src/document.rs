@@ -4,6 +4,7 @@
 
 use crate::constraint::Constraint;
 use crate::error::CapsError;
+use crate::mcp::{McpDoc, McpServer};
 use crate::network::{NetworkDoc, NetworkPolicy};
 use serde::Deserialize;
 use serde_json::Value;
@@ -29,20 +30,37 @@ struct DocumentDoc {
     limits: Option<serde_json::Map<String, Value>>,
     #[serde(default)]
     ui: bool,
+    #[serde(default)]
+    mcp: Vec<McpDoc>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ToolDoc {
-    name: String,
+pub(crate) struct ToolDoc {
+    pub(crate) name: String,
     #[serde(default)]
-    description: String,
-    parameters: Option<Value>,
-    constraints: Option<Value>,
-    max_calls: Option<u64>,
-    rate_limit: Option<RateLimit>,
+    pub(crate) description: String,
+    pub(crate) parameters: Option<Value>,
+    pub(crate) constraints: Option<Value>,
+    pub(crate) max_calls: Option<u64>,
+    pub(crate) rate_limit: Option<RateLimit>,
     #[serde(default)]
-    redact: Vec<String>,
+    pub(crate) redact: Vec<String>,
+}
+
+/// Who answers a tool's calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolSource {
+    /// The page's handler (through [`crate::Doors::call_tool`]).
+    Host,
+    /// A remote MCP server: the index of the server in [`Capabilities::mcp`] and the
+    /// tool's name there.
+    Mcp {
+        /// Which server.
+        server: usize,
+        /// The tool's name on the server.
+        remote: String,
+    },
 }
 
 /// At most `calls` calls in any window of `per_seconds` seconds.
@@ -72,6 +90,8 @@ pub struct Tool {
     pub rate_limit: Option<RateLimit>,
     /// Arguments (JSON Pointers) shown as `[redacted]` in the audit log.
     pub redact: Vec<String>,
+    /// Who answers its calls.
+    pub source: ToolSource,
 }
 
 impl fmt::Debug for Tool {
@@ -80,6 +100,7 @@ impl fmt::Debug for Tool {
             .field("name", &self.name)
             .field("max_calls", &self.max_calls)
             .field("rate_limit", &self.rate_limit)
+            .field("source", &self.source)
             .finish_non_exhaustive()
     }
 }
@@ -97,6 +118,9 @@ pub struct Capabilities {
     pub limits: Option<serde_json::Map<String, Value>>,
     /// Whether the sandbox may show HTML to the user (`ui`) and read its events.
     pub ui: bool,
+    /// Remote MCP servers whose tools become the sandbox's tools once connected
+    /// ([`crate::Gate::connect_mcp`]).
+    pub mcp: Vec<McpServer>,
 }
 
 impl Default for Capabilities {
@@ -108,6 +132,7 @@ impl Default for Capabilities {
             filesystem: None,
             limits: None,
             ui: false,
+            mcp: Vec::new(),
         }
     }
 }
@@ -165,14 +190,17 @@ impl Capabilities {
                     format!("`{}` is granted twice", tool.name),
                 ));
             }
-            tools.push(compile_tool(tool, &place)?);
+            tools.push(compile_tool(tool, &place, ToolSource::Host)?);
         }
+        let network = NetworkPolicy::compile(doc.network)?;
+        let mcp = crate::mcp::compile_servers(doc.mcp, &network, &names)?;
         Ok(Self {
             tools,
-            network: NetworkPolicy::compile(doc.network)?,
+            network,
             filesystem: doc.filesystem,
             limits: doc.limits,
             ui: doc.ui,
+            mcp,
         })
     }
 
@@ -192,7 +220,11 @@ pub fn valid_tool_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
-fn compile_tool(doc: ToolDoc, place: &str) -> Result<Tool, CapsError> {
+pub(crate) fn compile_tool(
+    doc: ToolDoc,
+    place: &str,
+    source: ToolSource,
+) -> Result<Tool, CapsError> {
     if !valid_tool_name(&doc.name) {
         return Err(CapsError::invalid(
             format!("{place}.name"),
@@ -256,6 +288,7 @@ fn compile_tool(doc: ToolDoc, place: &str) -> Result<Tool, CapsError> {
         max_calls: doc.max_calls,
         rate_limit: doc.rate_limit,
         redact: doc.redact,
+        source,
     })
 }
 

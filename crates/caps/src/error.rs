@@ -18,6 +18,17 @@ pub enum CapsError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A granted MCP server could not be connected to, or listed tools that do not fit
+    /// the document.
+    #[error("MCP server `{server}` ({url}): {reason}")]
+    Mcp {
+        /// The server's name in the document.
+        server: String,
+        /// Its URL.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 impl CapsError {

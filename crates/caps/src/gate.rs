@@ -3,11 +3,13 @@
 //! limit; a request against the network policy at every hop. Each is logged.
 
 use crate::audit::{AuditLog, Via, redact_pointers};
-use crate::document::Capabilities;
-use crate::doors::{DoorRequest, Doors, HttpRequest, HttpResponse, UiAction};
-use crate::error::{Code, Denial};
+use crate::document::{Capabilities, MAX_TOOLS, ToolSource};
+use crate::doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, UiAction};
+use crate::error::{CapsError, Code, Denial};
+use crate::mcp::{McpClient, listed_tools};
+use crate::network::NetworkPolicy;
 use serde_json::{Map, Value, json};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use url::Url;
 
@@ -26,7 +28,8 @@ pub struct Gate {
     doors: Arc<dyn Doors>,
     usage: Mutex<HashMap<String, Usage>>,
     audit: Arc<AuditLog>,
-    secrets: Vec<String>,
+    net: Net,
+    mcp: Vec<Arc<McpClient>>,
 }
 
 impl std::fmt::Debug for Gate {
@@ -37,8 +40,59 @@ impl std::fmt::Debug for Gate {
     }
 }
 
+/// The network door as a value a call's future can own: the policy, the doors, the
+/// known secrets and the audit log.
+#[derive(Clone)]
+pub(crate) struct Net {
+    policy: Arc<NetworkPolicy>,
+    doors: Arc<dyn Doors>,
+    secrets: Arc<[String]>,
+    audit: AuditHandle,
+}
+
+impl Net {
+    /// Sends `request` through the network policy (see [`Gate::fetch`]).
+    pub(crate) fn fetch(
+        &self,
+        request: HttpRequest,
+        via: Via,
+    ) -> impl std::future::Future<Output = Result<HttpResponse, Denial>> + Send + 'static {
+        let started = self.doors.now_ms();
+        let mut fields = Map::new();
+        fields.insert("via".into(), json!(via.as_str()));
+        fields.insert("method".into(), json!(request.method.to_ascii_uppercase()));
+        fields.insert("url".into(), self.audit.log.text(&request.url));
+        let names: Vec<&str> = request.headers.iter().map(|(n, _)| n.as_str()).collect();
+        fields.insert("headers".into(), json!(names));
+        fields.insert(
+            "request_bytes".into(),
+            json!(request.body.as_ref().map_or(0, Vec::len)),
+        );
+        let net = self.clone();
+        async move {
+            let outcome =
+                fetch_checked(&net.policy, net.doors.as_ref(), request, &net.secrets).await;
+            let mut fields = fields;
+            if let Ok(response) = &outcome {
+                fields.insert("status".into(), json!(response.status));
+                if response.redirected {
+                    fields.insert("final_url".into(), json!(response.url));
+                }
+            }
+            net.audit.finish(
+                "fetch",
+                started,
+                fields,
+                &outcome.as_ref().map(|r| r.body.len()),
+            );
+            outcome
+        }
+    }
+}
+
 impl Gate {
-    /// A gate enforcing `caps` in front of `doors`.
+    /// A gate enforcing `caps` in front of `doors`. Tools of the MCP servers the
+    /// document grants are added by [`Gate::connect_mcp`].
     pub fn new(caps: Capabilities, doors: Arc<dyn Doors>) -> Self {
         let secrets: Vec<String> = caps
             .network
@@ -47,12 +101,72 @@ impl Gate {
             .flat_map(|g| g.headers.iter().filter_map(|(_, v)| v.clone()))
             .filter(|v| !v.is_empty())
             .collect();
+        let audit = Arc::new(AuditLog::new(secrets.clone()));
+        let net = Net {
+            policy: Arc::new(caps.network.clone()),
+            doors: doors.clone(),
+            secrets: secrets.into(),
+            audit: AuditHandle {
+                log: audit.clone(),
+                doors: doors.clone(),
+            },
+        };
         Self {
-            audit: Arc::new(AuditLog::new(secrets.clone())),
+            audit,
             caps,
             doors,
             usage: Mutex::default(),
-            secrets,
+            net,
+            mcp: Vec::new(),
+        }
+    }
+
+    /// Connects to each MCP server the document grants (through the network policy,
+    /// like any request), lists its tools, and adds them to the granted tools: those
+    /// the document names, with their constraints and limits, or all it lists when the
+    /// document names none. Fails, naming the server, if one cannot be reached or does
+    /// not have a tool the document names.
+    pub fn connect_mcp(
+        mut self,
+    ) -> impl std::future::Future<Output = Result<Self, CapsError>> + Send + 'static {
+        async move {
+            for (index, server) in self.caps.mcp.clone().into_iter().enumerate() {
+                let client = Arc::new(McpClient::new(server.clone(), self.net.clone()));
+                let listed = client.connect().await.map_err(|denial| CapsError::Mcp {
+                    server: server.name.clone(),
+                    url: server.url.clone(),
+                    reason: match denial.code {
+                        Code::ToolFailed => denial
+                            .message
+                            .split_once("): ")
+                            .map_or(denial.message.clone(), |(_, why)| why.to_owned()),
+                        _ => denial.to_string(),
+                    },
+                })?;
+                let taken: BTreeSet<String> =
+                    self.caps.tools.iter().map(|t| t.name.clone()).collect();
+                let mut skipped = Vec::new();
+                let tools = listed_tools(&server, index, &listed, &taken, &mut skipped)?;
+                if self.caps.tools.len() + tools.len() > MAX_TOOLS {
+                    return Err(CapsError::Mcp {
+                        server: server.name,
+                        url: server.url,
+                        reason: format!("with its tools the sandbox would have more than {MAX_TOOLS}"),
+                    });
+                }
+                let mut fields = Map::new();
+                fields.insert("server".into(), json!(server.name));
+                fields.insert("url".into(), json!(server.url));
+                let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+                fields.insert("tools".into(), json!(names));
+                if !skipped.is_empty() {
+                    fields.insert("skipped".into(), json!(skipped));
+                }
+                self.audit.record(self.doors.now_ms(), "mcp_connect", fields);
+                self.caps.tools.extend(tools);
+                self.mcp.push(client);
+            }
+            Ok(self)
         }
     }
 
@@ -169,7 +283,26 @@ impl Gate {
         fields.insert("via".into(), json!(via.as_str()));
         fields.insert("tool".into(), json!(name));
         fields.insert("args".into(), shown_args);
-        let call = checked.map(|_| self.doors.call_tool(name, args));
+        let source = self.caps.tool(name).map(|t| t.source.clone());
+        let call: Result<BoxFuture<'static, Result<String, Denial>>, Denial> =
+            checked.map(|parsed| match source {
+                Some(ToolSource::Mcp { server, remote }) => {
+                    fields.insert("mcp".into(), json!(self.mcp[server].server().name));
+                    let client = self.mcp[server].clone();
+                    let exposed = name.to_owned();
+                    Box::pin(async move { client.call_tool(&exposed, &remote, parsed).await })
+                        as BoxFuture<'static, _>
+                }
+                _ => {
+                    let call = self.doors.call_tool(name, args);
+                    let name = name.to_owned();
+                    Box::pin(async move {
+                        call.await.map_err(|message| {
+                            Denial::new(Code::ToolFailed, format!("`{name}` failed: {message}"))
+                        })
+                    })
+                }
+            });
         let name = name.to_owned();
         let audit = self.audit_handle();
         async move {
@@ -190,10 +323,7 @@ impl Gate {
                             format!("`{name}` answered something that is not JSON ({err})"),
                         )),
                     },
-                    Err(message) => Err(Denial::new(
-                        Code::ToolFailed,
-                        format!("`{name}` failed: {message}"),
-                    )),
+                    Err(denial) => Err(denial),
                 },
             };
             audit.finish("tool", started, fields, &outcome.as_ref().map(String::len));
@@ -209,38 +339,7 @@ impl Gate {
         request: HttpRequest,
         via: Via,
     ) -> impl std::future::Future<Output = Result<HttpResponse, Denial>> + Send + 'static {
-        let started = self.doors.now_ms();
-        let mut fields = Map::new();
-        fields.insert("via".into(), json!(via.as_str()));
-        fields.insert("method".into(), json!(request.method.to_ascii_uppercase()));
-        fields.insert("url".into(), self.audit.text(&request.url));
-        let names: Vec<&str> = request.headers.iter().map(|(n, _)| n.as_str()).collect();
-        fields.insert("headers".into(), json!(names));
-        fields.insert(
-            "request_bytes".into(),
-            json!(request.body.as_ref().map_or(0, Vec::len)),
-        );
-        let policy = Arc::new(self.caps.network.clone());
-        let doors = self.doors.clone();
-        let secrets = self.secrets.clone();
-        let audit = self.audit_handle();
-        async move {
-            let outcome = fetch_checked(&policy, doors.as_ref(), request, &secrets).await;
-            let mut fields = fields;
-            if let Ok(response) = &outcome {
-                fields.insert("status".into(), json!(response.status));
-                if response.redirected {
-                    fields.insert("final_url".into(), json!(response.url));
-                }
-            }
-            audit.finish(
-                "fetch",
-                started,
-                fields,
-                &outcome.as_ref().map(|r| r.body.len()),
-            );
-            outcome
-        }
+        self.net.fetch(request, via)
     }
 
     /// Carries out a `ui` action if the document grants `ui`; for `Wait`, the next
@@ -312,6 +411,7 @@ impl Gate {
 }
 
 /// What a call's future needs to log its end after the gate's borrow is over.
+#[derive(Clone)]
 struct AuditHandle {
     log: Arc<AuditLog>,
     doors: Arc<dyn Doors>,
@@ -353,7 +453,7 @@ impl AuditHandle {
 /// The request's journey: check, send, follow redirects (checking each), check the
 /// result, scrub known secrets.
 async fn fetch_checked(
-    policy: &crate::network::NetworkPolicy,
+    policy: &NetworkPolicy,
     doors: &dyn Doors,
     request: HttpRequest,
     secrets: &[String],

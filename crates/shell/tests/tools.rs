@@ -20,6 +20,7 @@ impl Doors for Handlers {
         self.calls.lock().unwrap().push((name.into(), args.clone()));
         let answer = match name {
             "fails" => Err("upstream is down".to_owned()),
+            "say" => Ok(json!(format!("line one\n{}", args["text"].as_str().unwrap())).to_string()),
             _ => Ok(json!({"tool": name, "args": args}).to_string()),
         };
         Box::pin(async move { answer })
@@ -54,6 +55,7 @@ fn shell_with(extra: Value) -> (Shell, Arc<Handlers>, Arc<Gate>) {
           "required": ["city"]},
          "constraints": {"arg": "city", "in": ["Oslo", "Paris", "123"]}, "max_calls": 5},
         {"name": "fails"},
+        {"name": "say"},
         {"name": "ls", "description": "shadowed by the command"},
     ]});
     for (key, value) in extra.as_object().unwrap() {
@@ -157,7 +159,7 @@ async fn usage_listing_and_help() {
     let out = shell.exec("tool").await;
     assert_eq!(
         out.stdout_text(),
-        "weather  The forecast for a city.\nfails    \nls       shadowed by the command\n"
+        "weather  The forecast for a city.\nfails    \nsay      \nls       shadowed by the command\n"
     );
     let out = shell.exec("weather --help").await;
     assert!(out.stdout_text().starts_with("weather: The forecast for a city.\nMore text.\nArguments:\n  --city <string> (required)  Which city\n"), "{}", out.stdout_text());
@@ -262,4 +264,16 @@ async fn ui_shows_a_file_and_waits_for_an_event_when_granted() {
         "ui: CAP_DENIED: the ui door is not granted (the capability document's `ui`)\n"
     );
     assert!(handlers.ui.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_text_answer_is_printed_as_text_and_others_as_json() {
+    let (mut shell, _, _) = shell();
+    let out = shell
+        .exec("say --json '{\"text\": \"two\"}'; tool weather --city Paris")
+        .await;
+    assert_eq!(
+        out.stdout_text(),
+        "line one\ntwo\n{\"args\":{\"city\":\"Paris\"},\"tool\":\"weather\"}\n"
+    );
 }

@@ -111,8 +111,7 @@ impl bashkit::Command for ToolCommand {
         };
         match self.gate.call_tool(&name, &args, Via::Shell).await {
             Ok(answer) => {
-                out.out(answer).await?;
-                out.out("\n").await?;
+                out.out(printable(answer)).await?;
                 out.finish(0).await
             }
             Err(denial) => {
@@ -129,7 +128,21 @@ impl bashkit::Command for ToolCommand {
 }
 
 const USAGE: &str = "Usage: tool NAME [--ARG VALUE]... | tool NAME --json JSON | tool NAME --help\n\
-Calls a tool granted to this sandbox. Granted tools:\n";
+Calls a tool granted to this sandbox. A text answer is printed as it is, any other\n\
+answer as JSON. Granted tools:\n";
+
+/// A tool's answer (JSON text) as the command prints it: a string as its text (ended by
+/// a newline), anything else as the JSON.
+fn printable(answer: String) -> String {
+    let mut text = match serde_json::from_str::<Value>(&answer) {
+        Ok(Value::String(text)) => text,
+        _ => answer,
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
 
 impl ToolCommand {
     fn listing(&self) -> String {
