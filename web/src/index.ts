@@ -3,6 +3,7 @@ export { Sandbox, SandboxError } from './sandbox.js';
 export type {
   CapabilityDocument,
   Constraint,
+  McpServerGrant,
   NetworkGrant,
   ToolGrant,
   ToolHandler,

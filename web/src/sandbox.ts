@@ -89,7 +89,8 @@ export class Sandbox {
    * start; file contents load when first used. The first sandbox of a page compiles the
    * runtime; later ones reuse the compiled module. Rejects with a `SandboxError` for bad
    * options (naming the field), a sandbox open in another tab (`EBUSY`), stored data
-   * this version cannot read (`ENOTSUP`, `EUCLEAN`), or a worker that cannot start. */
+   * this version cannot read (`ENOTSUP`, `EUCLEAN`), a granted MCP server that cannot
+   * be reached (naming it), or a worker that cannot start. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const { document: capabilities, secrets } = withoutSecrets(options.capabilities);
     const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
@@ -106,6 +107,9 @@ export class Sandbox {
         } else if (reply.type === 'initError') {
           worker.terminate();
           reject(new SandboxError(reply.message, reply.code));
+        } else {
+          // Opening may already use the doors: MCP servers are connected to first.
+          sandbox.#receive(reply);
         }
       };
       worker.onerror = (event: ErrorEvent) => {

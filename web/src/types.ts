@@ -146,6 +146,22 @@ export interface NetworkGrant {
   headers?: Record<string, string>;
 }
 
+/** A remote MCP server (Streamable HTTP) whose tools become the sandbox's tools, under
+ * the same check as granted tools. Its URL must be granted in `network.allow` with
+ * `"methods": ["POST"]`; headers granted there (an `Authorization` kept on the page,
+ * say) go with every message. It is connected to when the sandbox opens. */
+export interface McpServerGrant {
+  /** The server's name, in messages and the default prefix. */
+  name: string;
+  /** Its endpoint, for example `https://mcp.example.com/mcp`. */
+  url: string;
+  /** What its tools' names start with in the sandbox (default `NAME_`). */
+  prefix?: string;
+  /** The tools to expose (by their name on the server), with constraints and limits;
+   * their schema comes from the server. Default: every tool it lists. */
+  tools?: Omit<ToolGrant, 'parameters'>[];
+}
+
 /** What a sandbox may reach: the only doors out. Nothing is granted by default. */
 export interface CapabilityDocument {
   /** The format version (1). */
@@ -161,6 +177,8 @@ export interface CapabilityDocument {
   /** Whether the sandbox may show HTML to the user (`ui show`, the `ui` tool) in a
    * sandboxed frame in the options' `ui` element, and read their clicks and forms. */
   ui?: boolean;
+  /** Remote MCP servers whose tools join `tools`. */
+  mcp?: McpServerGrant[];
   /** The same as the options `quota` and `mounts`. */
   filesystem?: { quota?: Quota; mounts?: ReadOnlyMount[] };
   /** The same as the options `limits` and `guestLimits`. */

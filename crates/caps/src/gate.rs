@@ -126,48 +126,44 @@ impl Gate {
     /// the document names, with their constraints and limits, or all it lists when the
     /// document names none. Fails, naming the server, if one cannot be reached or does
     /// not have a tool the document names.
-    pub fn connect_mcp(
-        mut self,
-    ) -> impl std::future::Future<Output = Result<Self, CapsError>> + Send + 'static {
-        async move {
-            for (index, server) in self.caps.mcp.clone().into_iter().enumerate() {
-                let client = Arc::new(McpClient::new(server.clone(), self.net.clone()));
-                let listed = client.connect().await.map_err(|denial| CapsError::Mcp {
-                    server: server.name.clone(),
-                    url: server.url.clone(),
-                    reason: match denial.code {
-                        Code::ToolFailed => denial
-                            .message
-                            .split_once("): ")
-                            .map_or(denial.message.clone(), |(_, why)| why.to_owned()),
-                        _ => denial.to_string(),
-                    },
-                })?;
-                let taken: BTreeSet<String> =
-                    self.caps.tools.iter().map(|t| t.name.clone()).collect();
-                let mut skipped = Vec::new();
-                let tools = listed_tools(&server, index, &listed, &taken, &mut skipped)?;
-                if self.caps.tools.len() + tools.len() > MAX_TOOLS {
-                    return Err(CapsError::Mcp {
-                        server: server.name,
-                        url: server.url,
-                        reason: format!("with its tools the sandbox would have more than {MAX_TOOLS}"),
-                    });
-                }
-                let mut fields = Map::new();
-                fields.insert("server".into(), json!(server.name));
-                fields.insert("url".into(), json!(server.url));
-                let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-                fields.insert("tools".into(), json!(names));
-                if !skipped.is_empty() {
-                    fields.insert("skipped".into(), json!(skipped));
-                }
-                self.audit.record(self.doors.now_ms(), "mcp_connect", fields);
-                self.caps.tools.extend(tools);
-                self.mcp.push(client);
+    pub async fn connect_mcp(mut self) -> Result<Self, CapsError> {
+        for (index, server) in self.caps.mcp.clone().into_iter().enumerate() {
+            let client = Arc::new(McpClient::new(server.clone(), self.net.clone()));
+            let listed = client.connect().await.map_err(|denial| CapsError::Mcp {
+                server: server.name.clone(),
+                url: server.url.clone(),
+                reason: match denial.code {
+                    Code::ToolFailed => denial
+                        .message
+                        .split_once("): ")
+                        .map_or(denial.message.clone(), |(_, why)| why.to_owned()),
+                    _ => denial.to_string(),
+                },
+            })?;
+            let taken: BTreeSet<String> = self.caps.tools.iter().map(|t| t.name.clone()).collect();
+            let mut skipped = Vec::new();
+            let tools = listed_tools(&server, index, &listed, &taken, &mut skipped)?;
+            if self.caps.tools.len() + tools.len() > MAX_TOOLS {
+                return Err(CapsError::Mcp {
+                    server: server.name,
+                    url: server.url,
+                    reason: format!("with its tools the sandbox would have more than {MAX_TOOLS}"),
+                });
             }
-            Ok(self)
+            let mut fields = Map::new();
+            fields.insert("server".into(), json!(server.name));
+            fields.insert("url".into(), json!(server.url));
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            fields.insert("tools".into(), json!(names));
+            if !skipped.is_empty() {
+                fields.insert("skipped".into(), json!(skipped));
+            }
+            self.audit
+                .record(self.doors.now_ms(), "mcp_connect", fields);
+            self.caps.tools.extend(tools);
+            self.mcp.push(client);
         }
+        Ok(self)
     }
 
     /// The capabilities enforced.

@@ -188,9 +188,7 @@ pub(crate) fn listed_tools(
                     remote: policy.name.clone(),
                 };
                 let place = format!("mcp[{index}].tools[{j}]");
-                tools.push(
-                    compile_tool(doc, &place, source).map_err(|err| fail(err.to_string()))?,
-                );
+                tools.push(compile_tool(doc, &place, source).map_err(|err| fail(err.to_string()))?);
             }
         }
         None => {
@@ -212,7 +210,14 @@ pub(crate) fn listed_tools(
                     continue;
                 }
                 let place = format!("mcp[{index}] tool `{remote}`");
-                match compile_tool(doc, &place, ToolSource::Mcp { server: index, remote }) {
+                match compile_tool(
+                    doc,
+                    &place,
+                    ToolSource::Mcp {
+                        server: index,
+                        remote,
+                    },
+                ) {
                     Ok(tool) => tools.push(tool),
                     Err(err) => skipped.push(err.to_string()),
                 }
@@ -422,7 +427,8 @@ impl McpClient {
             return Ok((Value::Null, None));
         }
         let session_id = response.header("mcp-session-id").map(str::to_owned);
-        let reply = find_reply(&response, id).map_err(|why| self.failed(format!("{method}: {why}")))?;
+        let reply =
+            find_reply(&response, id).map_err(|why| self.failed(format!("{method}: {why}")))?;
         if let Some(error) = reply.get("error") {
             let text = error
                 .get("message")
@@ -444,7 +450,10 @@ impl McpClient {
     fn failed(&self, why: impl std::fmt::Display) -> Denial {
         Denial::new(
             Code::ToolFailed,
-            format!("the MCP server `{}` ({}): {why}", self.server.name, self.server.url),
+            format!(
+                "the MCP server `{}` ({}): {why}",
+                self.server.name, self.server.url
+            ),
         )
     }
 
@@ -518,7 +527,9 @@ fn tool_answer(exposed: &str, result: &Value) -> Result<String, Denial> {
         return Ok(structured.to_string());
     }
     match content {
-        Some(items) if texts.len() == items.len() => Ok(Value::String(texts.join("\n")).to_string()),
+        Some(items) if texts.len() == items.len() => {
+            Ok(Value::String(texts.join("\n")).to_string())
+        }
         Some(items) => Ok(Value::Array(items.clone()).to_string()),
         None => Ok(Value::Null.to_string()),
     }
@@ -545,7 +556,10 @@ mod tests {
     fn event_streams_yield_their_messages() {
         let body = b"event: message\r\nid: 1\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":3,\"result\":{}}\r\n\r\n: ping\n\ndata: not json\n\n";
         let messages = sse_messages(body);
-        assert_eq!(messages, vec![json!({"jsonrpc": "2.0", "id": 3, "result": {}})]);
+        assert_eq!(
+            messages,
+            vec![json!({"jsonrpc": "2.0", "id": 3, "result": {}})]
+        );
     }
 
     #[test]
@@ -556,12 +570,20 @@ mod tests {
             body: b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"ok\":1}}\n\n".to_vec(),
             ..Default::default()
         };
-        assert_eq!(find_reply(&response, 7).unwrap()["result"], json!({"ok": 1}));
-        assert!(find_reply(&response, 8).unwrap_err().contains("no reply to request 8"));
+        assert_eq!(
+            find_reply(&response, 7).unwrap()["result"],
+            json!({"ok": 1})
+        );
+        assert!(
+            find_reply(&response, 8)
+                .unwrap_err()
+                .contains("no reply to request 8")
+        );
         let batch = HttpResponse {
             status: 200,
             headers: vec![("content-type".into(), "application/json".into())],
-            body: br#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"result":2}]"#.to_vec(),
+            body: br#"[{"jsonrpc":"2.0","id":1,"result":1},{"jsonrpc":"2.0","id":2,"result":2}]"#
+                .to_vec(),
             ..Default::default()
         };
         assert_eq!(find_reply(&batch, 2).unwrap()["result"], json!(2));
@@ -569,11 +591,13 @@ mod tests {
 
     #[test]
     fn tool_results_become_answers() {
-        let text = json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
+        let text =
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
         assert_eq!(tool_answer("t", &text).unwrap(), "\"a\\nb\"");
         let structured = json!({"content": [], "structuredContent": {"n": 1}});
         assert_eq!(tool_answer("t", &structured).unwrap(), r#"{"n":1}"#);
-        let image = json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]});
+        let image =
+            json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]});
         assert!(tool_answer("t", &image).unwrap().starts_with("[{"));
         let error = json!({"isError": true, "content": [{"type": "text", "text": "no such city"}]});
         let denial = tool_answer("t", &error).unwrap_err();

@@ -62,7 +62,10 @@ impl Server {
             if !known {
                 return respond(404, headers, "{\"error\":\"session not found\"}");
             }
-            assert_eq!(header("mcp-protocol-version").as_deref(), Some("2025-06-18"));
+            assert_eq!(
+                header("mcp-protocol-version").as_deref(),
+                Some("2025-06-18")
+            );
         }
         let result = match method {
             "initialize" => {
@@ -121,7 +124,9 @@ impl Server {
                 headers.push(("content-type".into(), "text/event-stream".into()));
                 let progress = json!({"jsonrpc": "2.0", "method": "notifications/message",
                                       "params": {"level": "info", "data": "working"}});
-                let body = format!("event: message\ndata: {progress}\n\nevent: message\ndata: {message}\n\n");
+                let body = format!(
+                    "event: message\ndata: {progress}\n\nevent: message\ndata: {message}\n\n"
+                );
                 respond(200, headers, &body)
             }
             false => {
@@ -200,7 +205,12 @@ fn every_listed_tool_joins_the_granted_tools() {
         assert_eq!(names, ["weather", "kb_search", "kb_add", "kb_explode"]);
         assert_eq!(
             server.methods(),
-            ["initialize", "notifications/initialized", "tools/list", "tools/list"]
+            [
+                "initialize",
+                "notifications/initialized",
+                "tools/list",
+                "tools/list"
+            ]
         );
         let search = gate.capabilities().tool("kb_search").unwrap();
         assert_eq!(search.description, "Searches the notes.");
@@ -219,10 +229,17 @@ fn every_listed_tool_joins_the_granted_tools() {
 
         // Every message after initialize carried the session the server gave.
         let received = server.received.lock().unwrap();
-        assert!(received[1..].iter().all(|(_, s)| s.as_deref() == Some("s1")));
+        assert!(
+            received[1..]
+                .iter()
+                .all(|(_, s)| s.as_deref() == Some("s1"))
+        );
         let log = gate.audit().to_jsonl();
         assert!(log.contains(r#""kind":"mcp_connect""#), "{log}");
-        assert!(log.contains(r#"skipped":["#) && log.contains("bad name!"), "{log}");
+        assert!(
+            log.contains(r#"skipped":["#) && log.contains("bad name!"),
+            "{log}"
+        );
         assert!(log.contains(r#""via":"mcp""#) && log.contains(r#""mcp":"kb""#));
     }
 }
@@ -234,7 +251,10 @@ fn the_schema_from_the_server_is_checked_before_anything_is_sent() {
     let before = server.received.lock().unwrap().len();
     let bad = call(&gate, "kb_search", json!({"query": "x"})).unwrap_err();
     assert_eq!(bad.code, Code::BadArgs);
-    assert!(bad.message.contains("\"q\" is a required property"), "{bad}");
+    assert!(
+        bad.message.contains("\"q\" is a required property"),
+        "{bad}"
+    );
     assert_eq!(server.received.lock().unwrap().len(), before);
     // The definitions given to a model include the server's tools and schemas.
     let defs = definitions_json(gate.capabilities(), Format::OpenAi);
@@ -264,14 +284,27 @@ fn named_tools_only_with_the_documents_constraints_and_limits() {
         .map(|t| t.name.as_str())
         .collect();
     assert_eq!(names, ["weather", "notes.search"]);
-    assert_eq!(gate.capabilities().tool("notes.search").unwrap().description, "Our notes.");
-    assert_eq!(call(&gate, "kb_add", json!({"a": 1, "b": 1})).unwrap_err().code, Code::Denied);
+    assert_eq!(
+        gate.capabilities()
+            .tool("notes.search")
+            .unwrap()
+            .description,
+        "Our notes."
+    );
+    assert_eq!(
+        call(&gate, "kb_add", json!({"a": 1, "b": 1}))
+            .unwrap_err()
+            .code,
+        Code::Denied
+    );
     let long = call(&gate, "notes.search", json!({"q": "far too long a query"})).unwrap_err();
     assert_eq!(long.code, Code::Constraint);
     assert!(call(&gate, "notes.search", json!({"q": "a"})).is_ok());
     assert!(call(&gate, "notes.search", json!({"q": "b"})).is_ok());
     assert_eq!(
-        call(&gate, "notes.search", json!({"q": "c"})).unwrap_err().code,
+        call(&gate, "notes.search", json!({"q": "c"}))
+            .unwrap_err()
+            .code,
         Code::MaxCalls
     );
     let calls = server
@@ -294,7 +327,12 @@ fn a_forgotten_session_is_opened_again() {
     let methods = server.methods();
     assert_eq!(
         &methods[methods.len() - 4..],
-        ["tools/call", "initialize", "notifications/initialized", "tools/call"]
+        [
+            "tools/call",
+            "initialize",
+            "notifications/initialized",
+            "tools/call"
+        ]
     );
 }
 
@@ -311,17 +349,26 @@ fn connecting_fails_clearly() {
 
     let err = |doc: Value| Capabilities::from_value(&doc).unwrap_err().to_string();
     let ungranted = err(json!({"mcp": [{"name": "kb", "url": URL}]}));
-    assert!(ungranted.starts_with("capability document: mcp[0].url: "), "{ungranted}");
+    assert!(
+        ungranted.starts_with("capability document: mcp[0].url: "),
+        "{ungranted}"
+    );
     assert!(ungranted.contains("\"methods\": [\"POST\"]"), "{ungranted}");
     let get_only = err(json!({
         "network": {"allow": [{"origin": "http://127.0.0.1:9100"}]},
         "mcp": [{"name": "kb", "url": URL}]}));
-    assert!(get_only.contains("mcp[0].url") && get_only.contains("POST"), "{get_only}");
+    assert!(
+        get_only.contains("mcp[0].url") && get_only.contains("POST"),
+        "{get_only}"
+    );
     let clash = err(json!({
         "tools": [{"name": "kb_search"}],
         "network": {"allow": [{"origin": "http://127.0.0.1:9100", "methods": ["POST"]}]},
         "mcp": [{"name": "kb", "url": URL, "tools": [{"name": "search"}]}]}));
-    assert!(clash.contains("mcp[0].tools[0].name: `kb_search` is granted twice"), "{clash}");
+    assert!(
+        clash.contains("mcp[0].tools[0].name: `kb_search` is granted twice"),
+        "{clash}"
+    );
     let schema = err(json!({
         "network": {"allow": [{"origin": "http://127.0.0.1:9100", "methods": ["POST"]}]},
         "mcp": [{"name": "kb", "url": URL, "tools": [{"name": "search", "parameters": {"type": "object"}}]}]}));

@@ -101,6 +101,12 @@ fn parse_path(path: &str) -> Result<VfsPath, JsValue> {
     VfsPath::parse(path).map_err(vfs_error)
 }
 
+/// The gate for the capability document, in front of the page's doors.
+fn gate_for(doors: options::DoorsConfig) -> Gate {
+    let web_doors = doors::WebDoors::new(doors.host_call, doors.net_fetch, doors.ui_action);
+    Gate::new(doors.capabilities, Arc::new(web_doors))
+}
+
 /// Whether this global scope (page or worker) has IndexedDB.
 fn has_indexed_db() -> bool {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))
@@ -123,6 +129,11 @@ impl Sandbox {
                 "new Sandbox() keeps files in memory; use Sandbox.open() for stored sandboxes",
             ));
         }
+        if !config.doors.capabilities.mcp.is_empty() {
+            return Err(JsError::new(
+                "capabilities.mcp: connecting to MCP servers takes time; use Sandbox.open()",
+            ));
+        }
         let fs = SandboxFs::in_memory(Arc::new(WallClock), config.quota, config.mounts)
             .map_err(|err| JsError::new(&err.to_string()))?;
         Self::with_fs(
@@ -130,7 +141,7 @@ impl Sandbox {
             config.limits,
             config.name,
             StorageKind::Memory,
-            config.doors,
+            gate_for(config.doors),
         )
     }
 
@@ -138,9 +149,15 @@ impl Sandbox {
     /// IndexedDB, creating it if new; memory when `storage: "memory"` or where IndexedDB
     /// is missing. Only metadata is read now; file contents load on first use. Rejects
     /// with an `Error` whose `code` is the errno name (ENOTSUP for data of an unknown
-    /// format, EUCLEAN for records that fail their checksum).
+    /// format, EUCLEAN for records that fail their checksum). MCP servers the capability
+    /// document grants are connected to first and their tools listed; one that cannot be
+    /// reached rejects, naming it, before any storage is opened.
     pub async fn open(options: JsValue) -> Result<Sandbox, JsValue> {
         let config = options::parse(&options).map_err(|err| JsValue::from(JsError::new(&err)))?;
+        let gate = gate_for(config.doors)
+            .connect_mcp()
+            .await
+            .map_err(|err| JsValue::from(JsError::new(&err.to_string())))?;
         let storage = config.storage.unwrap_or(if has_indexed_db() {
             StorageKind::IndexedDb
         } else {
@@ -163,14 +180,8 @@ impl Sandbox {
         .map_err(vfs_error)?;
         let fs = Arc::new(fs);
         // A new sandbox's first flush writes its root and `/home/agent`.
-        let mut sandbox = Self::with_fs(
-            fs.clone(),
-            config.limits,
-            config.name,
-            storage,
-            config.doors,
-        )
-        .map_err(JsValue::from)?;
+        let mut sandbox = Self::with_fs(fs.clone(), config.limits, config.name, storage, gate)
+            .map_err(JsValue::from)?;
         sandbox.opfs = opfs;
         fs.flush().await.map_err(vfs_error)?;
         Ok(sandbox)
@@ -181,12 +192,11 @@ impl Sandbox {
         limits: sandtab_shell::ShellLimits,
         name: String,
         storage: StorageKind,
-        doors: options::DoorsConfig,
+        gate: Gate,
     ) -> Result<Sandbox, JsError> {
         let engine = sandtab_shell::GuestEngine::new(limits.guest.call_depth);
         let host = Arc::new(guest_host::WebHost);
-        let web_doors = doors::WebDoors::new(doors.host_call, doors.net_fetch, doors.ui_action);
-        let gate = Arc::new(Gate::new(doors.capabilities, Arc::new(web_doors)));
+        let gate = Arc::new(gate);
         let sessions = Sessions::with_gate(fs.clone(), limits, engine, host, gate.clone())
             .map_err(|err| JsError::new(&err.to_string()))?;
         Ok(Sandbox {
