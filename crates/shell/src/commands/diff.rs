@@ -210,7 +210,7 @@ impl Run<'_, '_, '_> {
             modified,
         };
         match &side.source {
-            Source::Stdin => Ok(file(now())),
+            Source::Stdin => Ok(file(self.fs.mem().now())),
             Source::Absent | Source::Null => Ok(file(Timestamp(0))),
             Source::Vfs(path) => match self.fs.mem().stat(path) {
                 Ok(meta) => Ok(Info {

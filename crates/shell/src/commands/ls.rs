@@ -14,12 +14,11 @@ mod format;
 mod options;
 
 use super::util::{ArgItem, GnuArgs, Output};
-use crate::WallClock;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 pub(super) use format::strftime;
 use format::*;
 use options::*;
-use sandtab_vfs::{Clock, FileKind, MemFs, Metadata, SandboxFs, Timestamp, VfsPath};
+use sandtab_vfs::{FileKind, MemFs, Metadata, SandboxFs, Timestamp, VfsPath};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -614,9 +613,30 @@ mod tests {
     #[test]
     fn time_formats() {
         let old = Timestamp(1_577_934_240 * 1_000_000_000); // 2020-01-02 03:04 UTC
-        assert_eq!(format_time(&TimeStyle::Locale, old), "Jan  2  2020");
-        assert_eq!(format_time(&TimeStyle::LongIso, old), "2020-01-02 03:04");
-        assert_eq!(format_time(&TimeStyle::Iso, old), "2020-01-02 ");
+        assert_eq!(
+            format_time(
+                &TimeStyle::Locale,
+                old,
+                Timestamp(1_800_000_000 * 1_000_000_000)
+            ),
+            "Jan  2  2020"
+        );
+        assert_eq!(
+            format_time(
+                &TimeStyle::LongIso,
+                old,
+                Timestamp(1_800_000_000 * 1_000_000_000)
+            ),
+            "2020-01-02 03:04"
+        );
+        assert_eq!(
+            format_time(
+                &TimeStyle::Iso,
+                old,
+                Timestamp(1_800_000_000 * 1_000_000_000)
+            ),
+            "2020-01-02 "
+        );
         assert_eq!(
             strftime("%Y/%m %e|%j %a %B %%", old),
             "2020/01  2|002 Thu January %"

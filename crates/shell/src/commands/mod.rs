@@ -5,6 +5,7 @@
 //! statuses. Registered over bashkit's builtins of the same name.
 
 mod curl;
+mod date;
 mod df;
 mod diff;
 mod file_type;
@@ -31,6 +32,7 @@ pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>, gate: &Arc<Gat
     let builder = curl::register(builder, fs, gate);
     let builder = tool::register(builder, fs, gate);
     let builder = ui::register(builder, fs, gate);
+    let builder = date::register(builder, fs);
     let builder = df::register(builder, fs);
     let builder = diff::register(builder, fs);
     let builder = patch::register(builder, fs);

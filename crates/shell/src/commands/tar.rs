@@ -426,7 +426,6 @@ async fn read_options(
 /// `--mtime=DATE`: a date, or the modification time of the file it names.
 fn parse_mtime(run: &Run<'_, '_>, value: &str) -> Option<i64> {
     use super::fileops::date;
-    use sandtab_vfs::Clock;
     if value.starts_with(['/', '.']) {
         return run
             .files
@@ -434,7 +433,7 @@ fn parse_mtime(run: &Run<'_, '_>, value: &str) -> Option<i64> {
             .ok()
             .and_then(|meta| i64::try_from(meta.modified.as_secs()).ok());
     }
-    let now = date::Instant::from_nanos(crate::WallClock.now().0);
+    let now = date::Instant::from_nanos(run.fs().mem().now().0);
     date::parse_date(value, now).map(|instant| instant.secs)
 }
 

@@ -239,6 +239,13 @@ impl<'a> GnuArgs<'a> {
         self.take_next()
     }
 
+    /// The optional value of the short option just read: the rest of its cluster only
+    /// (getopt's `::`, as in `date -Iseconds`).
+    pub fn short_value_attached(&mut self) -> Option<&'a str> {
+        let (index, offset) = self.cluster.take()?;
+        Some(&self.args[index][offset..])
+    }
+
     /// The value of the long option just read: the one after `=`, or the next argument.
     pub fn long_value(&mut self, inline: Option<&'a str>) -> Option<&'a str> {
         inline.or_else(|| self.take_next())

@@ -44,6 +44,11 @@ impl std::fmt::Debug for MemFs {
 }
 
 impl MemFs {
+    /// The time now on the filesystem's clock (the one files' times come from).
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
     /// An empty filesystem holding only `/`, with no quota.
     pub fn new(clock: Arc<dyn Clock>) -> Self {
         Self::with_quota(clock, Quota::UNLIMITED)

@@ -4,11 +4,6 @@
 
 use super::*;
 
-pub(super) fn now() -> Timestamp {
-    #[allow(clippy::disallowed_methods)] // bashkit's SystemTime is wasm-safe.
-    system_time(bashkit::time::SystemTime::now())
-}
-
 pub(super) fn system_time(time: bashkit::time::SystemTime) -> Timestamp {
     let since = time
         .duration_since(bashkit::time::UNIX_EPOCH)

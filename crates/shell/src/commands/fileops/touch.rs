@@ -5,7 +5,7 @@ use super::args::{self, Spec, Value};
 use super::date::{self, Instant};
 use super::{HELP, Run, VERSION, quote_always};
 use bashkit::{CommandContext, CommandStatus};
-use sandtab_vfs::{Clock, SandboxFs, Timestamp, VfsPath};
+use sandtab_vfs::{SandboxFs, Timestamp, VfsPath};
 use std::sync::Arc;
 
 const TIME: char = '\u{e040}';
@@ -103,7 +103,7 @@ async fn given_times(
     run: &mut Run<'_, '_>,
     source: &Source,
 ) -> bashkit::Result<Option<Option<(Timestamp, Timestamp)>>> {
-    let now = Instant::from_nanos(crate::WallClock.now().0);
+    let now = Instant::from_nanos(run.fs().mem().now().0);
     let (parsed, text) = match source {
         Source::Now => return Ok(Some(None)),
         Source::Date(text) => (date::parse_date(text, now), text),
@@ -171,5 +171,5 @@ fn now_at(run: &Run<'_, '_>, path: &VfsPath) -> Timestamp {
     let mem = run.fs().mem();
     mem.set_times(path, None, None)
         .and_then(|()| mem.stat(path))
-        .map_or_else(|_| crate::WallClock.now(), |meta| meta.changed)
+        .map_or_else(|_| mem.now(), |meta| meta.changed)
 }

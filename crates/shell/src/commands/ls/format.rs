@@ -157,9 +157,9 @@ pub(super) const FULL_WEEKDAYS: [&str; 7] = [
 /// Half a Gregorian year: older (or future) times show the year instead of the time.
 pub(super) const SIX_MONTHS_SECS: i64 = 31_556_952 / 2;
 
-pub(super) fn format_time(style: &TimeStyle, time: Timestamp) -> String {
+pub(super) fn format_time(style: &TimeStyle, time: Timestamp, now: Timestamp) -> String {
     let secs = epoch_secs(time);
-    let now = epoch_secs(WallClock.now());
+    let now = epoch_secs(now);
     let recent = now - SIX_MONTHS_SECS < secs && secs <= now;
     match style {
         TimeStyle::FullIso => full_time(time),
@@ -263,7 +263,7 @@ impl Listing<'_> {
             None => size.to_string(),
         });
         let style = options.time_style.clone().unwrap_or(TimeStyle::Locale);
-        fields.push(format_time(&style, self.time_of(meta)));
+        fields.push(format_time(&style, self.time_of(meta), self.fs.now()));
         fields
     }
 

@@ -1,0 +1,410 @@
+//! `date`: the time now on the sandbox's clock (the filesystem's, so a recorded sandbox
+//! replays the same dates), or the one `-d`, `-f` or `-r` gives, in GNU date's formats
+//! (`+FORMAT`, `-I`, `-R`, `--rfc-3339`), in UTC, the sandbox's time zone. Setting the
+//! clock (`-s`) is refused.
+
+use super::fileops::date::{Instant, parse_date};
+use super::util::{ArgItem, Files, GnuArgs, Output, strerror, usage_error};
+use bashkit::{BashBuilder, CommandContext, CommandStatus};
+use chrono::format::{Item, StrftimeItems};
+use chrono::{DateTime, Utc};
+use sandtab_vfs::SandboxFs;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
+    builder.command("date", Date { fs: fs.clone() })
+}
+
+struct Date {
+    fs: Arc<SandboxFs>,
+}
+
+/// GNU date's default output in the C locale.
+const DEFAULT_FORMAT: &str = "%a %b %e %H:%M:%S %Z %Y";
+
+const LONG_OPTIONS: &[&str] = &[
+    "date=",
+    "file=",
+    "iso-8601?",
+    "rfc-email",
+    "rfc-3339=",
+    "reference=",
+    "set=",
+    "utc",
+    "universal",
+    "debug",
+    "help",
+    "version",
+];
+
+const USAGE: &str = "\
+Usage: date [OPTION]... [+FORMAT]
+Display the date and time in the given FORMAT (the sandbox's clock, in UTC).
+
+  -d, --date=STRING          display time described by STRING, not 'now'
+  -f, --file=DATEFILE        like --date; once for each line of DATEFILE
+  -I[FMT], --iso-8601[=FMT]  output date/time in ISO 8601 format.
+                               FMT='date' for date only (the default),
+                               'hours', 'minutes', 'seconds', or 'ns'
+  -R, --rfc-email            output date and time in RFC 5322 format
+      --rfc-3339=FMT         output date/time in RFC 3339 format ('date',
+                               'seconds', or 'ns')
+  -r, --reference=FILE       display the last modification time of FILE
+  -u, --utc, --universal     Coordinated Universal Time (always, in the sandbox)
+      --help                 display this help and exit
+      --version              output version information and exit
+";
+
+/// Where the times come from.
+enum Source<'a> {
+    Now,
+    Date(&'a str),
+    File(&'a str),
+    Reference(&'a str),
+}
+
+struct Options<'a> {
+    source: Source<'a>,
+    format: Option<String>,
+}
+
+enum Parsed<'a> {
+    Run(Options<'a>),
+    Help,
+    Version,
+    Set,
+}
+
+fn iso_format(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "" | "date" => "%Y-%m-%d",
+        "hours" => "%Y-%m-%dT%H%:z",
+        "minutes" => "%Y-%m-%dT%H:%M%:z",
+        "seconds" => "%Y-%m-%dT%H:%M:%S%:z",
+        "ns" => "%Y-%m-%dT%H:%M:%S,%N%:z",
+        _ => return None,
+    })
+}
+
+fn rfc_3339_format(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "date" => "%Y-%m-%d",
+        "seconds" => "%Y-%m-%d %H:%M:%S%:z",
+        "ns" => "%Y-%m-%d %H:%M:%S.%N%:z",
+        _ => return None,
+    })
+}
+
+fn parse_args<'a>(args: &'a [String]) -> Result<Parsed<'a>, String> {
+    let mut source = Source::Now;
+    let mut format: Option<String> = None;
+    let mut operands = Vec::new();
+    let mut reader = GnuArgs::new(args);
+    let set_format = |value: &'static str, format: &mut Option<String>| {
+        if format.is_some() {
+            return Err("multiple output formats specified".to_owned());
+        }
+        *format = Some(value.to_owned());
+        Ok(())
+    };
+    while let Some(item) = reader.next_item() {
+        match item {
+            ArgItem::Operand(word) => operands.push(word),
+            ArgItem::Short('d') => {
+                source = Source::Date(
+                    reader
+                        .short_value()
+                        .ok_or("option requires an argument -- 'd'")?,
+                );
+            }
+            ArgItem::Short('f') => {
+                source = Source::File(
+                    reader
+                        .short_value()
+                        .ok_or("option requires an argument -- 'f'")?,
+                );
+            }
+            ArgItem::Short('r') => {
+                source = Source::Reference(
+                    reader
+                        .short_value()
+                        .ok_or("option requires an argument -- 'r'")?,
+                );
+            }
+            ArgItem::Short('s') => return Ok(Parsed::Set),
+            ArgItem::Short('u') => {}
+            ArgItem::Short('R') => set_format("%a, %d %b %Y %H:%M:%S %z", &mut format)?,
+            ArgItem::Short('I') => {
+                // `-I` takes its format only when attached (`-Iseconds`).
+                let kind = reader.short_value_attached().unwrap_or("");
+                let chosen = iso_format(kind)
+                    .ok_or_else(|| format!("invalid argument '{kind}' for '--iso-8601'"))?;
+                set_format(chosen, &mut format)?;
+            }
+            ArgItem::Short(other) => return Err(format!("invalid option -- '{other}'")),
+            ArgItem::Long(given, inline) => {
+                let (name, value) = reader.long_option(given, inline, LONG_OPTIONS)?;
+                let value = value.unwrap_or("");
+                match name {
+                    "date" => source = Source::Date(value),
+                    "file" => source = Source::File(value),
+                    "reference" => source = Source::Reference(value),
+                    "set" => return Ok(Parsed::Set),
+                    "utc" | "universal" | "debug" => {}
+                    "rfc-email" => set_format("%a, %d %b %Y %H:%M:%S %z", &mut format)?,
+                    "iso-8601" => {
+                        let chosen = iso_format(value).ok_or_else(|| {
+                            format!("invalid argument '{value}' for '--iso-8601'")
+                        })?;
+                        set_format(chosen, &mut format)?;
+                    }
+                    "rfc-3339" => {
+                        let chosen = rfc_3339_format(value).ok_or_else(|| {
+                            format!("invalid argument '{value}' for '--rfc-3339'")
+                        })?;
+                        set_format(chosen, &mut format)?;
+                    }
+                    "help" => return Ok(Parsed::Help),
+                    "version" => return Ok(Parsed::Version),
+                    _ => {}
+                }
+            }
+        }
+    }
+    match operands.as_slice() {
+        [] => {}
+        [word] if word.starts_with('+') => {
+            if format.is_some() {
+                return Err("multiple output formats specified".to_owned());
+            }
+            format = Some(word[1..].to_owned());
+        }
+        [word] => return Err(format!("invalid date '{word}'")),
+        [_, extra, ..] => return Err(format!("extra operand '{extra}'")),
+    }
+    Ok(Parsed::Run(Options { source, format }))
+}
+
+#[bashkit::async_trait]
+impl bashkit::Command for Date {
+    async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
+        let options = match parse_args(ctx.args) {
+            Ok(Parsed::Run(options)) => options,
+            Ok(Parsed::Help) => {
+                ctx.stdout.write_all(USAGE.as_bytes()).await?;
+                return Ok(CommandStatus::with_code(0));
+            }
+            Ok(Parsed::Version) => {
+                ctx.stdout.write_all(b"date (sandtab) 1.0\n").await?;
+                return Ok(CommandStatus::with_code(0));
+            }
+            Ok(Parsed::Set) => {
+                ctx.stderr
+                    .write_all(b"date: cannot set date: Operation not permitted\n")
+                    .await?;
+                return Ok(CommandStatus::with_code(1));
+            }
+            Err(message) if message.starts_with("invalid date") => {
+                ctx.stderr
+                    .write_all(format!("date: {message}\n").as_bytes())
+                    .await?;
+                return Ok(CommandStatus::with_code(1));
+            }
+            Err(message) => return usage_error(&ctx, &message, 1).await,
+        };
+        let format = options.format.as_deref().unwrap_or(DEFAULT_FORMAT);
+        let now = Instant::from_nanos(self.fs.mem().now().0);
+        let files = Files::new(&self.fs, &ctx);
+        let mut out = Output::new(&ctx);
+        match options.source {
+            Source::Now => out.out(format_time(format, now) + "\n").await?,
+            Source::Date(text) => match parse_date(text, now) {
+                Some(time) => out.out(format_time(format, time) + "\n").await?,
+                None => {
+                    out.err(format!("date: invalid date '{text}'\n")).await?;
+                    return out.finish(1).await;
+                }
+            },
+            Source::Reference(name) => match files.stat(name) {
+                Ok(meta) => {
+                    let time = Instant::from_nanos(meta.modified.0);
+                    out.out(format_time(format, time) + "\n").await?;
+                }
+                Err(err) => {
+                    out.err(format!("date: {name}: {}\n", strerror(&err)))
+                        .await?;
+                    return out.finish(1).await;
+                }
+            },
+            Source::File(name) => {
+                let data = match name {
+                    "-" => super::util::read_stdin(&ctx).await?,
+                    _ => match files.read(name).await {
+                        Ok(data) => data,
+                        Err(err) => {
+                            out.err(format!("date: {name}: {}\n", strerror(&err)))
+                                .await?;
+                            return out.finish(1).await;
+                        }
+                    },
+                };
+                let mut status = 0;
+                for line in String::from_utf8_lossy(&data).lines() {
+                    match parse_date(line, now) {
+                        Some(time) => out.out(format_time(format, time) + "\n").await?,
+                        None => {
+                            out.err(format!("date: invalid date '{line}'\n")).await?;
+                            status = 1;
+                        }
+                    }
+                }
+                return out.finish(status).await;
+            }
+        }
+        out.finish(0).await
+    }
+}
+
+/// `time` in `format` (strftime, GNU's directives), in UTC. A directive that is not
+/// known is printed as written, as GNU date does.
+pub(crate) fn format_time(format: &str, time: Instant) -> String {
+    let Some(when) = DateTime::<Utc>::from_timestamp(time.secs, time.nanos) else {
+        return format!("{}", time.secs);
+    };
+    let mut text = String::new();
+    let mut rest = format;
+    while let Some(at) = rest.find('%') {
+        text.push_str(&rest[..at]);
+        let spec = directive(&rest[at..]);
+        rest = &rest[at + spec.len()..];
+        text.push_str(&format_directive(spec, &when));
+    }
+    text.push_str(rest);
+    text
+}
+
+/// The directive at the start of `text` (which starts with `%`): flags (`-_0^#`), a
+/// width, colons (`%:z`), and its letter.
+fn directive(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    let mut end = 1;
+    while end < bytes.len() && matches!(bytes[end], b'-' | b'_' | b'0' | b'^' | b'#') {
+        end += 1;
+    }
+    while end < bytes.len() && bytes[end].is_ascii_digit() {
+        end += 1;
+    }
+    while end < bytes.len() && bytes[end] == b':' {
+        end += 1;
+    }
+    match text[end..].chars().next() {
+        Some(letter) => &text[..end + letter.len_utf8()],
+        None => text,
+    }
+}
+
+fn format_directive(spec: &str, when: &DateTime<Utc>) -> String {
+    let letter = spec.chars().last().unwrap_or('%');
+    let body = &spec[1..spec.len() - letter.len_utf8().min(spec.len() - 1)];
+    let flags: String = body.chars().take_while(|c| "-_0^#".contains(*c)).collect();
+    let width = body[flags.len()..].trim_end_matches(':');
+    // GNU's `%N` (nanoseconds, `%3N` for the first three digits) is chrono's `%f`.
+    if letter == 'N' {
+        let digits = width.parse::<usize>().unwrap_or(9).clamp(1, 9);
+        let nanos = format!("{:09}", when.timestamp_subsec_nanos());
+        return nanos[..digits].to_owned();
+    }
+    if letter == '%' && body.is_empty() {
+        return "%".to_owned();
+    }
+    let upper = flags.contains('^');
+    let pad = match (
+        flags.contains('-'),
+        flags.contains('_'),
+        flags.contains('0'),
+    ) {
+        (true, _, _) => "-",
+        (_, true, _) => "_",
+        (_, _, true) => "0",
+        _ => "",
+    };
+    let colons = &body[body.trim_end_matches(':').len()..];
+    let chrono_spec = format!("%{pad}{colons}{letter}");
+    let items: Vec<Item<'_>> = StrftimeItems::new(&chrono_spec).collect();
+    if items.iter().any(|item| matches!(item, Item::Error)) {
+        return spec.to_owned();
+    }
+    let mut shown = String::new();
+    if write!(shown, "{}", when.format_with_items(items.into_iter())).is_err() {
+        return spec.to_owned();
+    }
+    if let Ok(width) = width.parse::<usize>()
+        && shown.chars().count() < width
+    {
+        let fill = match pad {
+            "_" => ' ',
+            "0" => '0',
+            _ if "aAbBhpPZekl".contains(letter) => ' ',
+            _ => '0',
+        };
+        let missing = width - shown.chars().count();
+        shown = std::iter::repeat_n(fill, missing).collect::<String>() + &shown;
+    }
+    if upper {
+        shown = shown.to_uppercase();
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(secs: i64, nanos: u32) -> Instant {
+        Instant { secs, nanos }
+    }
+
+    #[test]
+    fn gnu_formats() {
+        let t = at(1_709_622_489, 123_456_789); // 2024-03-05 07:08:09.123456789 UTC
+        assert_eq!(
+            format_time(DEFAULT_FORMAT, t),
+            "Tue Mar  5 07:08:09 UTC 2024"
+        );
+        assert_eq!(
+            format_time("%F %T %s %j", t),
+            "2024-03-05 07:08:09 1709622489 065"
+        );
+        assert_eq!(
+            format_time("%N %3N %-d %_m %^a %:z", t),
+            "123456789 123 5  3 TUE +00:00"
+        );
+        assert_eq!(format_time("%Q 100%% %", t), "%Q 100% %");
+        assert_eq!(format_time("%10s|%5d", t), "1709622489|00005");
+        assert_eq!(
+            format_time(iso_format("seconds").unwrap(), at(86_400, 0)),
+            "1970-01-02T00:00:00+00:00"
+        );
+        assert_eq!(format_time("%Y", at(-1, 0)), "1969");
+    }
+
+    #[test]
+    fn options() {
+        let args = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert!(matches!(parse_args(&args(&["-s", "x"])), Ok(Parsed::Set)));
+        let both = args(&["-R", "+%s"]);
+        assert_eq!(
+            parse_args(&both).err().unwrap(),
+            "multiple output formats specified"
+        );
+        let bad = args(&["--iso-8601=weeks"]);
+        let message = parse_args(&bad).err().unwrap();
+        assert!(message.contains("invalid argument 'weeks'"), "{message}");
+        let operand = args(&["tomorrow"]);
+        assert_eq!(
+            parse_args(&operand).err().unwrap(),
+            "invalid date 'tomorrow'"
+        );
+    }
+}
