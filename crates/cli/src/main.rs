@@ -103,6 +103,7 @@ async fn run_program(
         clock: sandtab_wasi::ClockMode::Real,
         random: sandtab_wasi::RandomMode::Real,
         platform: Arc::new(NativeHost::default()),
+        observed: None,
     };
     let outcome = sandtab_wasi::run(&engine, &module, run, &mut ProcessIo).await;
     Ok(outcome.exit_code)

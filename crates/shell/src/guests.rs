@@ -40,6 +40,8 @@ pub(crate) struct Guests {
     registry: BuiltinRegistry,
     /// Names registered for the current exec because they denote `.wasm` files.
     by_path: Mutex<BTreeSet<String>>,
+    /// What guests observe of time and randomness when it is not the host's (a tape).
+    observed: Mutex<Option<Arc<dyn sandtab_wasi::Platform>>>,
 }
 
 impl std::fmt::Debug for Guests {
@@ -49,6 +51,23 @@ impl std::fmt::Debug for Guests {
 }
 
 impl Guests {
+    /// Guests observe `platform`'s time and randomness from now on.
+    pub(crate) fn observe(&self, platform: Arc<dyn sandtab_wasi::Platform>) {
+        *self.observed.lock().unwrap_or_else(|e| e.into_inner()) = Some(platform);
+    }
+
+    /// The host, as the platform guests would observe without a tape.
+    pub(crate) fn host(&self) -> Arc<dyn sandtab_wasi::Platform> {
+        self.host.clone()
+    }
+
+    fn observed(&self) -> Option<Arc<dyn sandtab_wasi::Platform>> {
+        self.observed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     pub(crate) fn new(
         engine: GuestEngine,
         host: Arc<dyn GuestHost>,
@@ -68,6 +87,7 @@ impl Guests {
             programs: Mutex::default(),
             registry,
             by_path: Mutex::default(),
+            observed: Mutex::default(),
         })
     }
 
@@ -310,6 +330,7 @@ impl Command for GuestCommand {
             clock: ClockMode::Real,
             random: RandomMode::Real,
             platform: guests.host.clone(),
+            observed: guests.observed(),
         };
         let mut io = CommandIo {
             stdin: ctx.stdin.clone(),

@@ -13,6 +13,7 @@ pub mod file_tools;
 mod fs_adapter;
 mod guests;
 mod limits;
+pub mod replay;
 mod sessions;
 
 pub use error::ShellError;
@@ -147,6 +148,10 @@ pub struct Shell {
     /// The `set` options the last exec left different from their defaults, as a `set`
     /// command: bashkit resets them before each exec, a terminal keeps them.
     set_options: String,
+    /// The tape of a recording or replaying sandbox.
+    tape: Option<Arc<replay::Tape>>,
+    /// Whether `$RANDOM` is still to be seeded from the tape (at the next exec).
+    seed_random: bool,
 }
 
 impl std::fmt::Debug for Shell {
@@ -238,6 +243,8 @@ impl Shell {
             limits,
             guests,
             set_options: String::new(),
+            tape: None,
+            seed_random: false,
         })
     }
 
@@ -325,6 +332,32 @@ impl Shell {
             .await
     }
 
+    /// Puts this session's nondeterministic sources behind `tape` (recording or
+    /// replaying): what its guests observe, and `$RANDOM`'s seed (drawn from the tape at
+    /// the next exec).
+    pub fn set_tape(&mut self, tape: Arc<replay::Tape>) {
+        let real: Arc<dyn sandtab_wasi::Platform> = self.guests.host();
+        self.guests
+            .observe(Arc::new(replay::TapePlatform::new(tape.clone(), real)));
+        self.tape = Some(tape);
+        self.seed_random = true;
+    }
+
+    /// `RANDOM=N; ` when `$RANDOM` is to be seeded from the tape now, else nothing.
+    fn random_seed(&mut self) -> String {
+        let Some(tape) = self.tape.as_ref().filter(|tape| tape.active()) else {
+            return String::new();
+        };
+        if !std::mem::take(&mut self.seed_random) {
+            return String::new();
+        }
+        let mut bytes = [0u8; 4];
+        let real = self.guests.host();
+        // A source that fails leaves the seed 0: still the same in the replay.
+        let _ = tape.random(&mut bytes, |buf| real.random(buf));
+        format!("RANDOM={}; ", u32::from_le_bytes(bytes) & 0x7fff_ffff)
+    }
+
     /// Like [`Shell::exec_with_stdin`], keeping at most `cap` bytes of each stream for
     /// the outcome instead of the limits' `max_output_bytes` (everything is still handed
     /// to `on_output`, and the totals are counted).
@@ -348,6 +381,7 @@ impl Shell {
             .cloned()
             .unwrap_or_default();
         self.guests.prepare(script, &cwd, &path_var).await;
+        let seed = self.random_seed();
         let writes = self.fs.mem().write_budget();
         writes.start(
             self.limits.max_file_write_bytes,
@@ -361,10 +395,10 @@ impl Shell {
         }
         let original = script;
         // On the script's first line, so that line numbers in messages stay the script's.
-        let script = if self.set_options.is_empty() {
+        let script = if self.set_options.is_empty() && seed.is_empty() {
             std::borrow::Cow::Borrowed(script)
         } else {
-            std::borrow::Cow::Owned(format!("{}{script}", self.set_options))
+            std::borrow::Cow::Owned(format!("{seed}{}{script}", self.set_options))
         };
         let result = self
             .bash

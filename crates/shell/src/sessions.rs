@@ -30,6 +30,7 @@ pub struct Sessions {
     gate: Arc<Gate>,
     programs: Vec<Installed>,
     shells: BTreeMap<String, Shell>,
+    tape: Option<Arc<crate::replay::Tape>>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -68,6 +69,7 @@ impl Sessions {
             gate,
             programs: Vec::new(),
             shells: BTreeMap::new(),
+            tape: None,
         };
         sessions.session(DEFAULT_SESSION)?;
         Ok(sessions)
@@ -104,6 +106,19 @@ impl Sessions {
     /// The names of the sessions that exist, sorted.
     pub fn names(&self) -> Vec<String> {
         self.shells.keys().cloned().collect()
+    }
+
+    /// Puts every session, present and future, behind `tape` (see [`Shell::set_tape`]).
+    pub fn set_tape(&mut self, tape: Arc<crate::replay::Tape>) {
+        for shell in self.shells.values_mut() {
+            shell.set_tape(tape.clone());
+        }
+        self.tape = Some(tape);
+    }
+
+    /// The tape of a recording or replaying sandbox.
+    pub fn tape(&self) -> Option<&Arc<crate::replay::Tape>> {
+        self.tape.as_ref()
     }
 
     /// The gate every session's doors go through.
@@ -158,6 +173,9 @@ impl Sessions {
         for program in &self.programs {
             let names: Vec<&str> = program.names.iter().map(String::as_str).collect();
             shell.install_program(&names, program.module.clone(), program.sha256.clone());
+        }
+        if let Some(tape) = &self.tape {
+            shell.set_tape(tape.clone());
         }
         Ok(shell)
     }

@@ -50,8 +50,12 @@ pub struct GuestRun {
     pub clock: ClockMode,
     /// Real or seeded randomness.
     pub random: RandomMode,
-    /// Time and randomness from the platform.
+    /// Time and randomness from the platform; it also paces the run (fuel slices,
+    /// the deadline).
     pub platform: Arc<dyn Platform>,
+    /// The time and randomness the guest observes when they are not the platform's
+    /// (a recording or a replay of the sandbox); `None`: the platform's.
+    pub observed: Option<Arc<dyn Platform>>,
 }
 
 impl std::fmt::Debug for GuestRun {
@@ -258,7 +262,7 @@ impl Runner {
             .collect();
         let wasi = WasiCtx::new(
             run.fs.clone(),
-            run.platform.clone(),
+            run.observed.clone().unwrap_or_else(|| run.platform.clone()),
             run.args.clone(),
             env,
             preopens,

@@ -175,19 +175,29 @@ impl MemFs {
         })
     }
 
-    /// Runs `read` on a file's whole contents without copying them (for a caller that
-    /// copies them elsewhere anyway).
+    /// Runs `read` on a file's whole contents without copying them, for a reader
+    /// outside the sandbox (the page): the access is not recorded, so the file's times
+    /// and the clock's readings are the sandbox's own.
     pub fn read_contents_with<T>(
         &self,
         path: &VfsPath,
         read: impl FnOnce(&[u8]) -> T,
     ) -> VfsResult<T> {
-        self.read_with(path, read)
+        self.read_inner(path, read, false)
     }
 
     /// Runs `read` on a file's contents and records the access (atime).
     fn read_with<T>(&self, path: &VfsPath, read: impl FnOnce(&[u8]) -> T) -> VfsResult<T> {
-        let now = self.clock.now();
+        self.read_inner(path, read, true)
+    }
+
+    fn read_inner<T>(
+        &self,
+        path: &VfsPath,
+        read: impl FnOnce(&[u8]) -> T,
+        record_access: bool,
+    ) -> VfsResult<T> {
+        let now = record_access.then(|| self.clock.now());
         let mut tree = self.lock();
         let ino = tree.resolve(path, true)?;
         let read_only = tree.check_writable(ino, path).is_err();
@@ -201,7 +211,9 @@ impl MemFs {
             Content::Symlink(_) => return unreachable_symlink(path),
         };
         // The access time alone never causes a flush; it is stored with the next change.
-        if !read_only {
+        if let Some(now) = now
+            && !read_only
+        {
             inode.accessed = now;
         }
         Ok(result)

@@ -139,6 +139,7 @@ impl Run {
             clock: self.clock,
             random: self.random,
             platform: Arc::new(sandtab_wasi::NativeHost::default()),
+            observed: None,
         };
         futures::executor::block_on(sandtab_wasi::run(&engine, &module, run, io))
     }

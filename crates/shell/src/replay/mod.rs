@@ -1,0 +1,20 @@
+//! Deterministic record and replay. A recording sandbox puts its nondeterministic
+//! sources behind a [`Tape`] (the filesystem's clock, which `date` and file times read;
+//! what guests observe of time and randomness; `$RANDOM`'s seed; the doors' answers),
+//! and keeps each operation with the inputs it consumed and its outcome
+//! ([`Recording`]). Replaying gives a fresh sandbox the recorded inputs instead, with
+//! no door open, and checks that every outcome and the final file tree are the same.
+//!
+//! What is not on the tape: bashkit's `$SECONDS`, `$SRANDOM`, `uuidgen`, `openssl
+//! rand` and `shuf`, and when a time limit stops a command (the wall clock paces runs).
+
+mod recording;
+mod sources;
+mod tape;
+
+pub use recording::{
+    MAX_OPS, Op, Outcome, OutputDigest, RECORDING_FORMAT, RECORDING_VERSION, RecordedOp, Recording,
+    tree_digest,
+};
+pub use sources::{TapeClock, TapeDoors, TapePlatform};
+pub use tape::{DoorEvent, Inputs, RecordedDenial, RecordedResponse, Tape, TapeMode};
