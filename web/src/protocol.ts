@@ -34,6 +34,8 @@ export const CALLS = [
   'editFile',
   'fetch',
   'ui',
+  'recording',
+  'replay',
 ] as const;
 export type CallName = (typeof CALLS)[number];
 

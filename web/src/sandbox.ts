@@ -10,6 +10,8 @@ import type {
   ProgressEvent,
   DirEntry,
   ExecOptions,
+  ReplayReport,
+  SandboxRecording,
   ExecResult,
   FsckReport,
   ImportResult,
@@ -254,6 +256,37 @@ export class Sandbox {
     init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; follow?: boolean } = {},
   ): Promise<{ status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean; body: Uint8Array }> {
     return (await this.#call('fetch', { url, ...init })) as never;
+  }
+
+  /** The recording so far of a sandbox created with `record: true`: every exec,
+   * `callTool`, `writeFile`, file tool and `fetch`, with the clock readings, random
+   * bytes and door answers each consumed, its outcome, and the file tree's digest. JSON:
+   * keep it, download it, replay it with `Sandbox.replay`. */
+  async recording(): Promise<SandboxRecording> {
+    return (await this.#call('recording')) as SandboxRecording;
+  }
+
+  /** Replays `recording` in a new sandbox in memory: every operation again, with the
+   * recorded clock, random bytes and tool, network and ui answers, and no door open (no
+   * handler runs, nothing is sent). `options` adds what the recording does not hold: the
+   * same `programs` and `mounts` if it used them. Resolves to the report (`ok` when
+   * every outcome and the final file tree are the same, bit for bit) and the replayed
+   * sandbox, to look at (terminate it when done). */
+  static async replay(
+    recording: SandboxRecording,
+    options: Pick<SandboxOptions, 'programs' | 'mounts' | 'workerUrl' | 'onProgress'> = {},
+  ): Promise<{ report: ReplayReport; sandbox: Sandbox }> {
+    if (recording?.format !== 'sandtab-recording') {
+      throw new SandboxError('Sandbox.replay needs a recording from sandbox.recording()', 'EINVAL');
+    }
+    const sandbox = await Sandbox.create({ ...recording.options, ...options, storage: 'memory', replay: recording });
+    try {
+      const report = (await sandbox.#call('replay')) as ReplayReport;
+      return { report, sandbox };
+    } catch (err) {
+      sandbox.terminate();
+      throw err;
+    }
   }
 
   /** The audit log as JSON Lines: every exec, tool call, network request and denial,

@@ -209,6 +209,53 @@ export interface WorkerOptions {
   programs?: ProgramSpec[];
   /** The tools and origins the sandbox may reach (nothing unless given). */
   capabilities?: CapabilityDocument;
+  /** Record every operation (exec, callTool, writeFile, the file tools, fetch) with the
+   * nondeterministic inputs it consumed; `recording()` gives it. Needs a new sandbox. */
+  record?: boolean;
+  /** Open as the replay of this recording (see `Sandbox.replay`). */
+  replay?: SandboxRecording;
+}
+
+/** A recording (`sandbox.recording()`): JSON, to keep or send anywhere. */
+export interface SandboxRecording {
+  format: 'sandtab-recording';
+  version: 1;
+  /** The options that shape the sandbox (limits, guestLimits, quota, capabilities). */
+  options: Partial<Pick<WorkerOptions, 'limits' | 'guestLimits' | 'quota' | 'capabilities'>>;
+  /** The programs it had installed. */
+  programs: { names: string[]; sha256: string | null }[];
+  /** The inputs opening it consumed. */
+  opening: RecordedInputs;
+  /** Each operation: `op` names it (`exec`, `call_tool`, `write_file`, `write_text`,
+   * `edit_file`, `fetch`) beside its arguments. */
+  ops: ({ op: string; inputs: RecordedInputs; outcome: Record<string, unknown> } & Record<string, unknown>)[];
+  /** The digest of the file tree at the time. */
+  tree: string;
+}
+
+/** The nondeterministic inputs of one operation. */
+export interface RecordedInputs {
+  /** Wall-clock readings (ns), as differences. */
+  clock?: number[];
+  /** Guests' monotonic readings (ns), as differences. */
+  monotonic?: number[];
+  /** Random bytes, base64. */
+  random?: string;
+  /** Tool answers, responses, ui events. */
+  doors?: Record<string, unknown>[];
+}
+
+/** What `Sandbox.replay` found. */
+export interface ReplayReport {
+  /** Every outcome and the final file tree were the same. */
+  ok: boolean;
+  /** Operations replayed. */
+  ops: number;
+  /** Operations whose outcome differed. */
+  mismatches: { index: number; op: string; expected: unknown; actual: unknown }[];
+  /** The first input the replay asked for that the recording did not have, if any. */
+  divergence: string | null;
+  tree: { expected: string; actual: string };
 }
 
 export interface SandboxOptions extends WorkerOptions {

@@ -121,6 +121,13 @@ impl Sessions {
         self.tape.as_ref()
     }
 
+    /// The installed programs: their names and SHA-256 (when given).
+    pub fn programs(&self) -> impl Iterator<Item = (&[String], Option<&str>)> {
+        self.programs
+            .iter()
+            .map(|p| (p.names.as_slice(), p.sha256.as_deref()))
+    }
+
     /// The gate every session's doors go through.
     pub fn gate(&self) -> &Arc<Gate> {
         &self.gate

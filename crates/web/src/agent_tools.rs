@@ -3,11 +3,13 @@
 //! `Sandbox.callTool` dispatches to these (and `bash` to `exec`).
 
 use crate::convert::{set, vfs_error};
+use crate::recorder::{answer_outcome, fetch_answer, request_json};
 use crate::{Sandbox, denial_error};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use sandtab_caps::{Format, HttpRequest, UiAction, Via};
 use sandtab_shell::ShellError;
 use sandtab_shell::file_tools;
+use sandtab_shell::replay::Op;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -61,10 +63,16 @@ impl Sandbox {
     /// bytes written.
     #[wasm_bindgen(js_name = writeText)]
     pub async fn write_text(&self, path: String, content: String) -> Result<u32, JsValue> {
-        file_tools::write_file(&self.fs, &path, &content)
-            .await
-            .map(|n| n as u32)
-            .map_err(tool_error)
+        let guard = self.begin_op()?;
+        let result = file_tools::write_file(&self.fs, &path, &content).await;
+        if let Some(guard) = guard {
+            let kept = result
+                .as_ref()
+                .map(ToString::to_string)
+                .map_err(ToString::to_string);
+            guard.finish(Op::WriteText { path, content }, answer_outcome(kept));
+        }
+        result.map(|n| n as u32).map_err(tool_error)
     }
 
     /// `edit_file`: replaces the exact `old` (unique unless `replaceAll`) by `new`; the
@@ -77,10 +85,22 @@ impl Sandbox {
         new: String,
         replace_all: bool,
     ) -> Result<u32, JsValue> {
-        file_tools::edit_file(&self.fs, &path, &old, &new, replace_all)
-            .await
-            .map(|n| n as u32)
-            .map_err(tool_error)
+        let guard = self.begin_op()?;
+        let result = file_tools::edit_file(&self.fs, &path, &old, &new, replace_all).await;
+        if let Some(guard) = guard {
+            let kept = result
+                .as_ref()
+                .map(ToString::to_string)
+                .map_err(ToString::to_string);
+            let op = Op::EditFile {
+                path,
+                old_string: old,
+                new_string: new,
+                replace_all,
+            };
+            guard.finish(op, answer_outcome(kept));
+        }
+        result.map(|n| n as u32).map_err(tool_error)
     }
 
     /// The `ui` door (the document must grant `ui`): `action` is `"show"` (with
@@ -119,9 +139,20 @@ impl Sandbox {
     pub fn fetch(&self, request: JsValue) -> js_sys::Promise {
         let parsed = parse_request(&request);
         let gate = self.gate.clone();
+        let guard = self.begin_op();
         wasm_bindgen_futures::future_to_promise(async move {
+            let guard = guard?;
             let request = parsed.map_err(|message| JsValue::from(JsError::new(&message)))?;
-            let response = gate.fetch(request, Via::Api).await.map_err(denial_error)?;
+            let kept = request_json(&request);
+            let response = gate.fetch(request, Via::Api).await;
+            if let Some(guard) = guard {
+                let answer = response
+                    .as_ref()
+                    .map(fetch_answer)
+                    .map_err(ToString::to_string);
+                guard.finish(Op::Fetch { request: kept }, answer_outcome(answer));
+            }
+            let response = response.map_err(denial_error)?;
             let object = Object::new();
             set(&object, "status", &JsValue::from(response.status));
             set(

@@ -11,6 +11,7 @@ mod guest_host;
 pub mod idb_store;
 pub mod opfs_store;
 mod options;
+mod recorder;
 mod yielding;
 
 pub use yielding::Yielding;
@@ -22,7 +23,10 @@ use idb_store::IdbStore;
 use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
 use options::StorageKind;
-use sandtab_shell::{CancelHandle, DEFAULT_SESSION, Gate, Sessions, Stream, WallClock};
+use sandtab_shell::replay::{Op, Tape, TapeClock, TapeDoors, TapeMode};
+use sandtab_shell::{
+    CancelHandle, DEFAULT_SESSION, ExecOutcome, Gate, Sessions, Stream, WallClock,
+};
 use sandtab_vfs::storage::records::PACK_MAX_FILE;
 use sandtab_vfs::storage::{ContentSink, fsck};
 use sandtab_vfs::{SandboxFs, VfsPath, VfsResult};
@@ -88,6 +92,8 @@ pub struct Sandbox {
     storage: StorageKind,
     /// The OPFS store again, typed, for its direct large-file reads.
     opfs: Option<Arc<OpfsStore>>,
+    /// The tape, when the sandbox records or replays.
+    recorder: Option<Rc<recorder::Recorder>>,
 }
 
 /// A denial as a JS `Error` with `code` (`CAP_...`) and the message.
@@ -101,10 +107,106 @@ fn parse_path(path: &str) -> Result<VfsPath, JsValue> {
     VfsPath::parse(path).map_err(vfs_error)
 }
 
-/// The gate for the capability document, in front of the page's doors.
-fn gate_for(doors: options::DoorsConfig) -> Gate {
-    let web_doors = doors::WebDoors::new(doors.host_call, doors.net_fetch, doors.ui_action);
-    Gate::new(doors.capabilities, Arc::new(web_doors))
+/// Runs `script` as `Sandbox.exec` does (the session `options` name, its guest limits,
+/// its output cap), streaming output to `on_output`, and logs it.
+// Holding the `RefCell` borrow across the await is the point: it marks the sandbox busy
+// for the whole exec, and a second exec meanwhile gets a clear error from
+// `try_borrow_mut` instead of a panic.
+#[allow(clippy::await_holding_refcell_ref)]
+pub(crate) async fn run_exec(
+    sessions: Rc<RefCell<Sessions>>,
+    cancel: Rc<RefCell<Option<CancelHandle>>>,
+    gate: Arc<Gate>,
+    script: String,
+    on_output: Option<js_sys::Function>,
+    options: Option<Object>,
+) -> Result<ExecOutcome, JsValue> {
+    let mut sessions = sessions.try_borrow_mut().map_err(|_| {
+        JsValue::from(JsError::new(
+            "sandbox is busy: another command is still running",
+        ))
+    })?;
+    let error = |err: String| JsValue::from(JsError::new(&err));
+    let choice =
+        options::exec_options(options.as_ref().map(JsValue::from).as_ref()).map_err(error)?;
+    let default_cap = sessions.limits().max_output_bytes;
+    let mut fresh;
+    let session_name = match choice.fresh {
+        true => "(fresh)".to_owned(),
+        false => choice
+            .session
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SESSION.to_owned()),
+    };
+    let shell = if choice.fresh {
+        fresh = sessions.fresh().map_err(|err| error(err.to_string()))?;
+        &mut fresh
+    } else {
+        let name = choice.session.as_deref().unwrap_or(DEFAULT_SESSION);
+        sessions
+            .session(name)
+            .map_err(|err| error(err.to_string()))?
+    };
+    // The callback is only ever called on this thread; the wrapper satisfies the
+    // shell's `Send` bound (it panics if touched from elsewhere, which cannot happen
+    // on wasm32's single thread).
+    let callback = SendWrapper::new(on_output);
+    let mut forward = move |stream: Stream, chunk: &[u8]| {
+        if let Some(callback) = callback.as_ref() {
+            let name = match stream {
+                Stream::Stdout => "stdout",
+                Stream::Stderr => "stderr",
+            };
+            // A throwing callback must not stop the command; the page sees its own
+            // exception in the console.
+            let _ = callback.call2(
+                &JsValue::NULL,
+                &JsValue::from_str(name),
+                &Uint8Array::from(chunk),
+            );
+        }
+    };
+    // `{ guestLimits }` overrides the sandbox's guest limits for this exec only.
+    let usual = shell.limits().guest;
+    if let Some(options) = &options {
+        options::guest_limits_in(options, "guestLimits", usual)
+            .and_then(|limits| {
+                shell
+                    .set_guest_limits(limits)
+                    .map_err(|err| err.to_string())
+            })
+            .map_err(error)?;
+    }
+    *cancel.borrow_mut() = Some(shell.cancel_handle());
+    let cap = choice.max_output_bytes.unwrap_or(default_cap);
+    let outcome = shell
+        .exec_with_output_cap(&script, None, cap, &mut forward)
+        .await;
+    *cancel.borrow_mut() = None;
+    let _ = shell.set_guest_limits(usual);
+    gate.log_exec(
+        &session_name,
+        &script,
+        outcome.exit_code,
+        outcome.stdout_total,
+        outcome.stderr_total,
+    );
+    Ok(outcome)
+}
+
+/// The gate for the capability document, in front of the page's doors (behind the
+/// tape, when the sandbox records or replays).
+fn gate_for(doors: options::DoorsConfig, tape: Option<Arc<Tape>>) -> Gate {
+    let web_doors: Arc<dyn sandtab_caps::Doors> = Arc::new(doors::WebDoors::new(
+        doors.host_call,
+        doors.net_fetch,
+        doors.ui_action,
+    ));
+    let doors_out: Arc<dyn sandtab_caps::Doors> = match tape {
+        Some(tape) => Arc::new(TapeDoors::new(tape, web_doors)),
+        None => web_doors,
+    };
+    Gate::new(doors.capabilities, doors_out)
 }
 
 /// Whether this global scope (page or worker) has IndexedDB.
@@ -134,6 +236,11 @@ impl Sandbox {
                 "capabilities.mcp: connecting to MCP servers takes time; use Sandbox.open()",
             ));
         }
+        if config.tape.is_some() {
+            return Err(JsError::new(
+                "options.record and options.replay need Sandbox.open()",
+            ));
+        }
         let fs = SandboxFs::in_memory(Arc::new(WallClock), config.quota, config.mounts)
             .map_err(|err| JsError::new(&err.to_string()))?;
         Self::with_fs(
@@ -141,7 +248,8 @@ impl Sandbox {
             config.limits,
             config.name,
             StorageKind::Memory,
-            gate_for(config.doors),
+            gate_for(config.doors, None),
+            None,
         )
     }
 
@@ -154,16 +262,53 @@ impl Sandbox {
     /// reached rejects, naming it, before any storage is opened.
     pub async fn open(options: JsValue) -> Result<Sandbox, JsValue> {
         let config = options::parse(&options).map_err(|err| JsValue::from(JsError::new(&err)))?;
-        let gate = gate_for(config.doors)
+        let error = |message: &str| JsValue::from(JsError::new(message));
+        let recorder = match config.tape {
+            None => None,
+            Some(options::TapeSetup::Record { options }) => Some(Rc::new(recorder::Recorder::new(
+                TapeMode::Record,
+                options,
+                None,
+            ))),
+            Some(options::TapeSetup::Replay(recording)) => {
+                if matches!(
+                    config.storage,
+                    Some(StorageKind::IndexedDb | StorageKind::Opfs)
+                ) {
+                    return Err(error(
+                        "options.replay: a replay runs in a new sandbox in memory; leave storage out",
+                    ));
+                }
+                Some(Rc::new(recorder::Recorder::new(
+                    TapeMode::Replay,
+                    serde_json::Value::Null,
+                    Some(recording),
+                )))
+            }
+        };
+        let replaying = recorder
+            .as_ref()
+            .is_some_and(|r| r.tape.mode() == TapeMode::Replay);
+        if let Some(recorder) = &recorder {
+            recorder.begin_opening();
+        }
+        let tape = recorder.as_ref().map(|r| r.tape.clone());
+        let gate = gate_for(config.doors, tape.clone())
             .connect_mcp()
             .await
             .map_err(|err| JsValue::from(JsError::new(&err.to_string())))?;
-        let storage = config.storage.unwrap_or(if has_indexed_db() {
-            StorageKind::IndexedDb
-        } else {
-            StorageKind::Memory
-        });
-        let clock = Arc::new(WallClock);
+        let storage = match replaying {
+            true => StorageKind::Memory,
+            false => config.storage.unwrap_or(if has_indexed_db() {
+                StorageKind::IndexedDb
+            } else {
+                StorageKind::Memory
+            }),
+        };
+        let clock: Arc<dyn sandtab_vfs::Clock> = match &tape {
+            Some(tape) => Arc::new(TapeClock::new(tape.clone(), Arc::new(WallClock))),
+            None => Arc::new(WallClock),
+        };
         let mut opfs = None;
         let fs = match storage {
             StorageKind::Memory => SandboxFs::in_memory(clock, config.quota, config.mounts),
@@ -178,12 +323,39 @@ impl Sandbox {
             }
         }
         .map_err(vfs_error)?;
+        let mount_names: Vec<String> = fs
+            .mount_paths()
+            .filter_map(|path| path.file_name().map(str::to_owned))
+            .collect();
+        if recorder.is_some()
+            && !fs
+                .mem()
+                .read_dir(&VfsPath::root())
+                .map_err(vfs_error)?
+                .iter()
+                .all(|entry| mount_names.contains(&entry.name))
+        {
+            return Err(error(&format!(
+                "options.record: the sandbox \"{}\" already has files, which a recording would not hold; record a new sandbox (another name, or storage: \"memory\")",
+                config.name
+            )));
+        }
         let fs = Arc::new(fs);
         // A new sandbox's first flush writes its root and `/home/agent`.
-        let mut sandbox = Self::with_fs(fs.clone(), config.limits, config.name, storage, gate)
-            .map_err(JsValue::from)?;
+        let mut sandbox = Self::with_fs(
+            fs.clone(),
+            config.limits,
+            config.name,
+            storage,
+            gate,
+            recorder.clone(),
+        )
+        .map_err(JsValue::from)?;
         sandbox.opfs = opfs;
         fs.flush().await.map_err(vfs_error)?;
+        if let Some(recorder) = &recorder {
+            recorder.end_opening();
+        }
         Ok(sandbox)
     }
 
@@ -193,12 +365,16 @@ impl Sandbox {
         name: String,
         storage: StorageKind,
         gate: Gate,
+        recorder: Option<Rc<recorder::Recorder>>,
     ) -> Result<Sandbox, JsError> {
         let engine = sandtab_shell::GuestEngine::new(limits.guest.call_depth);
         let host = Arc::new(guest_host::WebHost);
         let gate = Arc::new(gate);
-        let sessions = Sessions::with_gate(fs.clone(), limits, engine, host, gate.clone())
+        let mut sessions = Sessions::with_gate(fs.clone(), limits, engine, host, gate.clone())
             .map_err(|err| JsError::new(&err.to_string()))?;
+        if let Some(recorder) = &recorder {
+            sessions.set_tape(recorder.tape.clone());
+        }
         Ok(Sandbox {
             gate,
             sessions: Rc::new(RefCell::new(sessions)),
@@ -207,6 +383,7 @@ impl Sandbox {
             name,
             storage,
             opfs: None,
+            recorder,
         })
     }
 
@@ -245,7 +422,6 @@ impl Sandbox {
     // Holding the `RefCell` borrow across the await is the point: it marks the sandbox
     // busy for the whole exec, and a second exec meanwhile gets a clear error from
     // `try_borrow_mut` instead of a panic.
-    #[allow(clippy::await_holding_refcell_ref)]
     pub fn exec(
         &self,
         script: String,
@@ -255,77 +431,32 @@ impl Sandbox {
         let sessions = self.sessions.clone();
         let cancel = self.cancel.clone();
         let gate = self.gate.clone();
+        let recorder = self.recorder.clone();
         wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
-            let mut sessions = sessions.try_borrow_mut().map_err(|_| {
-                JsValue::from(JsError::new(
-                    "sandbox is busy: another command is still running",
-                ))
-            })?;
-            let error = |err: String| JsValue::from(JsError::new(&err));
-            let choice = options::exec_options(options.as_ref().map(JsValue::from).as_ref())
-                .map_err(error)?;
-            let default_cap = sessions.limits().max_output_bytes;
-            let mut fresh;
-            let session_name = match choice.fresh {
-                true => "(fresh)".to_owned(),
-                false => choice
-                    .session
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_SESSION.to_owned()),
+            let op =
+                options::exec_options(options.as_ref().map(JsValue::from).as_ref()).map(|choice| {
+                    Op::Exec {
+                        script: script.clone(),
+                        session: choice.session,
+                        fresh: choice.fresh,
+                        max_output_bytes: choice.max_output_bytes.map(|n| n as u64),
+                        guest_limits: options
+                            .as_ref()
+                            .and_then(|o| js_sys::Reflect::get(o, &"guestLimits".into()).ok())
+                            .filter(|v| !v.is_undefined() && !v.is_null())
+                            .and_then(|v| js_sys::JSON::stringify(&v).ok())
+                            .and_then(|t| t.as_string())
+                            .and_then(|t| serde_json::from_str(&t).ok()),
+                    }
+                });
+            let guard = match &recorder {
+                Some(recorder) => recorder.begin()?,
+                None => None,
             };
-            let shell = if choice.fresh {
-                fresh = sessions.fresh().map_err(|err| error(err.to_string()))?;
-                &mut fresh
-            } else {
-                let name = choice.session.as_deref().unwrap_or(DEFAULT_SESSION);
-                sessions
-                    .session(name)
-                    .map_err(|err| error(err.to_string()))?
-            };
-            // The callback is only ever called on this thread; the wrapper satisfies the
-            // shell's `Send` bound (it panics if touched from elsewhere, which cannot happen
-            // on wasm32's single thread).
-            let callback = SendWrapper::new(on_output);
-            let mut forward = move |stream: Stream, chunk: &[u8]| {
-                if let Some(callback) = callback.as_ref() {
-                    let name = match stream {
-                        Stream::Stdout => "stdout",
-                        Stream::Stderr => "stderr",
-                    };
-                    // A throwing callback must not stop the command; the page sees its own
-                    // exception in the console.
-                    let _ = callback.call2(
-                        &JsValue::NULL,
-                        &JsValue::from_str(name),
-                        &Uint8Array::from(chunk),
-                    );
-                }
-            };
-            // `{ guestLimits }` overrides the sandbox's guest limits for this exec only.
-            let usual = shell.limits().guest;
-            if let Some(options) = &options {
-                options::guest_limits_in(options, "guestLimits", usual)
-                    .and_then(|limits| {
-                        shell
-                            .set_guest_limits(limits)
-                            .map_err(|err| err.to_string())
-                    })
-                    .map_err(error)?;
+            let outcome = run_exec(sessions, cancel, gate, script, on_output, options).await?;
+            if let (Some(guard), Ok(op)) = (guard, op) {
+                guard.finish(op, recorder::exec_outcome(&outcome));
             }
-            *cancel.borrow_mut() = Some(shell.cancel_handle());
-            let cap = choice.max_output_bytes.unwrap_or(default_cap);
-            let outcome = shell
-                .exec_with_output_cap(&script, None, cap, &mut forward)
-                .await;
-            *cancel.borrow_mut() = None;
-            let _ = shell.set_guest_limits(usual);
-            gate.log_exec(
-                &session_name,
-                &script,
-                outcome.exit_code,
-                outcome.stdout_total,
-                outcome.stderr_total,
-            );
             Ok(outcome_to_js(&outcome))
         }))
     }
@@ -337,9 +468,16 @@ impl Sandbox {
     /// `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`).
     #[wasm_bindgen(js_name = callTool)]
     pub fn call_tool(&self, name: String, args: String) -> js_sys::Promise {
+        let guard = self.begin_op();
         let call = self.gate.call_tool(&name, &args, sandtab_caps::Via::Api);
         wasm_bindgen_futures::future_to_promise(async move {
-            call.await
+            let guard = guard?;
+            let answer = call.await;
+            if let Some(guard) = guard {
+                let kept = answer.clone().map_err(|denial| denial.to_string());
+                guard.finish(Op::CallTool { name, args }, recorder::answer_outcome(kept));
+            }
+            answer
                 .map(|answer| JsValue::from_str(&answer))
                 .map_err(denial_error)
         })
@@ -464,10 +602,20 @@ impl Sandbox {
     /// Writes a file (its directory must exist), replacing what was there, and saves it.
     #[wasm_bindgen(js_name = writeFile)]
     pub async fn write_file(&self, path: String, data: Vec<u8>) -> Result<(), JsValue> {
-        let path = parse_path(&path)?;
-        self.fs.mem().write_owned(&path, data).map_err(vfs_error)?;
-        self.fs.flush().await.map_err(vfs_error)?;
-        Ok(())
+        let guard = self.begin_op()?;
+        let kept = guard.as_ref().map(|_| {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD.encode(&data)
+        });
+        let result = self.write_bytes(&path, data).await;
+        if let (Some(guard), Some(data)) = (guard, kept) {
+            let answer = result.clone().map(|()| String::new());
+            guard.finish(
+                Op::WriteFile { path, data },
+                recorder::answer_outcome(answer),
+            );
+        }
+        result.map_err(|message| JsValue::from(JsError::new(&message)))
     }
 
     /// Saves every change not yet saved; resolves to `{ records, bytes }` written.
@@ -580,5 +728,26 @@ impl Sandbox {
         self.fs.flush().await.map_err(vfs_error)?;
         let report = fsck(store.as_ref()).await.map_err(vfs_error)?;
         Ok(fsck_to_js(&report))
+    }
+}
+
+impl Sandbox {
+    /// Starts an operation on the tape of a recording sandbox (`None` otherwise).
+    fn begin_op(&self) -> Result<Option<recorder::OpGuard>, JsValue> {
+        match &self.recorder {
+            Some(recorder) => recorder.begin(),
+            None => Ok(None),
+        }
+    }
+
+    /// `writeFile`'s work: replace the file and save it.
+    async fn write_bytes(&self, path: &str, data: Vec<u8>) -> Result<(), String> {
+        let path = VfsPath::parse(path).map_err(|err| err.to_string())?;
+        self.fs
+            .mem()
+            .write_owned(&path, data)
+            .map_err(|err| err.to_string())?;
+        self.fs.flush().await.map_err(|err| err.to_string())?;
+        Ok(())
     }
 }

@@ -70,6 +70,17 @@ pub struct SandboxConfig {
     pub mounts: Vec<Mount>,
     /// What the sandbox may reach, and how.
     pub doors: DoorsConfig,
+    /// Whether it records, or replays a recording.
+    pub tape: Option<TapeSetup>,
+}
+
+/// `options.record` / `options.replay`.
+#[derive(Debug)]
+pub enum TapeSetup {
+    /// Record every operation; `options` are those a replay needs (JSON).
+    Record { options: serde_json::Value },
+    /// Replay this recording.
+    Replay(Box<sandtab_shell::replay::Recording>),
 }
 
 /// The capability document and the page's functions behind it.
@@ -98,6 +109,7 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             source: MountSource::Memory,
         }],
         doors: DoorsConfig::default(),
+        tape: None,
     };
     if options.is_undefined() || options.is_null() {
         return Ok(config);
@@ -119,9 +131,12 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
             "netFetch",
             "uiAction",
             "capabilities",
+            "record",
+            "replay",
         ],
     )?;
     apply_capabilities(options, &mut config)?;
+    config.tape = tape_setup(options)?;
     let name = get(options, "name")?;
     if !name.is_undefined() {
         let Some(text) = name.as_string() else {
@@ -184,6 +199,54 @@ pub fn parse(options: &JsValue) -> Result<SandboxConfig, String> {
         }
     }
     Ok(config)
+}
+
+/// `record: true` (the options a replay needs are kept with it) or `replay: RECORDING`
+/// (the object `recording()` gave, or its JSON text).
+fn tape_setup(options: &JsValue) -> Result<Option<TapeSetup>, String> {
+    let record = get(options, "record")?;
+    let replay = get(options, "replay")?;
+    let recording = !record.is_undefined() && !record.is_null() && record != JsValue::FALSE;
+    if recording && record != JsValue::TRUE {
+        return Err(format!(
+            "options.record must be true or false, got {}",
+            describe(&record)
+        ));
+    }
+    match (recording, replay.is_undefined() || replay.is_null()) {
+        (true, false) => Err("options.record and options.replay cannot both be given".into()),
+        (true, true) => {
+            let mut kept = serde_json::Map::new();
+            for key in ["limits", "guestLimits", "quota", "capabilities"] {
+                let value = get(options, key)?;
+                if value.is_undefined() {
+                    continue;
+                }
+                let text = js_sys::JSON::stringify(&value)
+                    .ok()
+                    .and_then(|t| t.as_string())
+                    .ok_or_else(|| format!("options.{key} cannot be turned into JSON"))?;
+                let value = serde_json::from_str(&text).map_err(|err| err.to_string())?;
+                kept.insert(key.to_owned(), value);
+            }
+            Ok(Some(TapeSetup::Record {
+                options: serde_json::Value::Object(kept),
+            }))
+        }
+        (false, true) => Ok(None),
+        (false, false) => {
+            let text = match replay.as_string() {
+                Some(text) => text,
+                None => js_sys::JSON::stringify(&replay)
+                    .ok()
+                    .and_then(|t| t.as_string())
+                    .ok_or("options.replay must be a recording (an object or its JSON text)")?,
+            };
+            let recording = sandtab_shell::replay::Recording::from_json(&text)
+                .map_err(|err| format!("options.replay: {err}"))?;
+            Ok(Some(TapeSetup::Replay(Box::new(recording))))
+        }
+    }
 }
 
 fn function(options: &JsValue, key: &str) -> Result<Option<js_sys::Function>, String> {

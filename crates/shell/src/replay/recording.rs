@@ -140,6 +140,10 @@ pub struct Recording {
     /// The programs installed (names and SHA-256), which the replaying sandbox needs too.
     #[serde(default)]
     pub programs: Vec<Value>,
+    /// The inputs opening the sandbox consumed (its new tree's times, its MCP servers'
+    /// answers).
+    #[serde(default)]
+    pub opening: Inputs,
     /// The operations, in order.
     pub ops: Vec<RecordedOp>,
     /// The digest of the file tree after the last operation ([`tree_digest`]).

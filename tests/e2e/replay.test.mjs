@@ -1,0 +1,148 @@
+// Record and replay end to end in a real browser: a recording sandbox runs a session
+// that reads the clock (date, file times), rolls $RANDOM, calls a page tool whose
+// answers change every call and fetches from a real server on loopback; the server is
+// then stopped, and Sandbox.replay reproduces every exit status, stdout and stderr and
+// the file tree bit for bit, with no handler run and nothing sent. A tampered recording
+// is reported, and recording a sandbox that already has files is refused.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT } from './screen.mjs';
+import { startServer } from './servers/http.mjs';
+
+const SCRIPTS = [
+  'mkdir -p work && cd work && date +%s%N > when && echo $RANDOM $RANDOM > dice && ls -l --time-style=full-iso',
+  'cd ~/work; weather --city Oslo > forecast; curl -s $API/news > news; cat forecast news; stat -c "%n %Y" when',
+  'cd ~/work; sleep 0.05; date +%N; echo $RANDOM; md5sum when dice forecast news',
+];
+
+for (const name of browserNames) {
+  describe(`record and replay in ${name}`, () => {
+    let site;
+    let api;
+    let browser;
+    let page;
+    let served = 0;
+
+    before(async () => {
+      site = await serve(DEMO_ROOT);
+      api = await startServer('127.0.0.1', {
+        '/news': () => ({ body: `headline ${++served} at ${Date.now()}\n` }),
+      });
+      browser = await launch(name);
+      ({ page } = await openPage(browser, `${site.url}?sandbox=replay-${Date.now()}`));
+      await page.waitForFunction(() => window.sandtab?.Sandbox !== undefined);
+    });
+
+    after(async () => {
+      await browser?.close();
+      await Promise.all([site, api].map((s) => s?.close()));
+    });
+
+    test('a replay reproduces outputs and files without opening a door', async () => {
+      const recorded = await page.evaluate(
+        async ({ scripts, origin }) => {
+          window.handlerCalls = 0;
+          const box = await window.sandtab.Sandbox.create({
+            storage: 'memory',
+            record: true,
+            capabilities: {
+              tools: [{ name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }],
+              network: { allow: [{ origin }] },
+            },
+            tools: {
+              weather: ({ city }) => {
+                window.handlerCalls += 1;
+                return { city, temp: Math.round(Math.random() * 1000), at: Date.now() };
+              },
+            },
+          });
+          const results = [];
+          await box.exec(`export API=${origin}`);
+          for (const script of scripts) {
+            const r = await box.exec(script);
+            results.push({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode });
+          }
+          await box.writeFile('/home/agent/work/page.txt', new TextEncoder().encode(`from the page ${Math.random()}\n`));
+          results.push(await box.callTool('weather', { city: 'Paris' }));
+          results.push(await box.callTool('write_file', { path: 'work/agent.txt', content: `written ${Date.now()}\n` }));
+          results.push(await box.callTool('edit_file', { path: 'work/agent.txt', old_string: 'written', new_string: 'edited' }));
+          const last = await box.exec('cd ~/work; ls; cat agent.txt page.txt; date');
+          results.push({ stdout: last.stdout, stderr: last.stderr, exitCode: last.exitCode });
+          const recording = await box.recording();
+          box.terminate();
+          return { results, recording: JSON.parse(JSON.stringify(recording)), calls: window.handlerCalls };
+        },
+        { scripts: SCRIPTS, origin: api.origin },
+      );
+      assert.equal(recorded.results[1].exitCode, 0, recorded.results[1].stderr);
+      assert.match(recorded.results[1].stdout, /^\{"city":"Oslo","temp":\d+,"at":\d+\}\nheadline 1 at \d+\n/);
+      assert.equal(recorded.calls, 2);
+      assert.equal(recorded.recording.ops.length, 9);
+      assert.deepEqual(
+        recorded.recording.ops.map((op) => op.op),
+        ['exec', 'exec', 'exec', 'exec', 'write_file', 'call_tool', 'write_text', 'edit_file', 'exec'],
+      );
+
+      // The world moves on: the server is gone, and the page's handler would answer otherwise.
+      await api.close();
+      api = null;
+      const before = served;
+      const replayed = await page.evaluate(async (recording) => {
+        window.handlerCalls = 0;
+        const { report, sandbox } = await window.sandtab.Sandbox.replay(recording);
+        const files = await sandbox.exec('cd ~/work; cat when dice forecast news agent.txt page.txt');
+        sandbox.terminate();
+        return { report, files: files.stdout, calls: window.handlerCalls };
+      }, recorded.recording);
+      assert.equal(replayed.report.divergence, null);
+      assert.deepEqual(replayed.report.mismatches, []);
+      assert.equal(replayed.report.tree.actual, replayed.report.tree.expected);
+      assert.equal(replayed.report.ok, true);
+      assert.equal(replayed.report.ops, 9);
+      assert.equal(replayed.calls, 0, 'no handler ran');
+      assert.equal(served, before, 'nothing was sent');
+      assert.match(replayed.files, /headline 1 at/);
+
+      // A recording that says the tool answered otherwise no longer matches.
+      const tampered = structuredClone(recorded.recording);
+      const door = tampered.ops[2].inputs.doors.find((d) => d.door === 'tool');
+      door.answer = { Ok: '{"city":"Oslo","temp":-40}' };
+      const report = await page.evaluate(async (recording) => {
+        const { report, sandbox } = await window.sandtab.Sandbox.replay(recording);
+        sandbox.terminate();
+        return report;
+      }, tampered);
+      assert.equal(report.ok, false);
+      assert.equal(report.mismatches[0].index, 2);
+      assert.match(report.mismatches[0].op, /^exec /);
+    });
+
+    test('recording needs a new sandbox, and a replay needs a recording', async () => {
+      const errors = await page.evaluate(async () => {
+        const name = `replay-stored-${Date.now()}`;
+        const first = await window.sandtab.Sandbox.create({ name });
+        await first.exec('echo kept > f');
+        first.terminate();
+        const messages = [];
+        await window.sandtab.Sandbox.create({ name, record: true }).then(
+          (box) => (messages.push('opened'), box.terminate()),
+          (e) => messages.push(e.message),
+        );
+        await window.sandtab.Sandbox.replay({ format: 'something else' }).catch((e) => messages.push(e.message));
+        await window.sandtab.Sandbox.create({ storage: 'memory', replay: { format: 'sandtab-recording', version: 9, ops: [], tree: '' } }).catch(
+          (e) => messages.push(e.message),
+        );
+        const plain = await window.sandtab.Sandbox.create({ storage: 'memory' });
+        await plain.recording().catch((e) => messages.push(e.message));
+        plain.terminate();
+        return messages;
+      });
+      assert.match(errors[0], /options\.record: the sandbox "replay-stored-\d+" already has files/);
+      assert.match(errors[1], /needs a recording from sandbox\.recording\(\)/);
+      assert.match(errors[2], /a recording of version 9; this sandtab reads version 1/);
+      assert.match(errors[3], /this sandbox is not recording/);
+    });
+  });
+}
