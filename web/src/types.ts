@@ -227,7 +227,7 @@ export interface SandboxRecording {
   /** The inputs opening it consumed. */
   opening: RecordedInputs;
   /** Each operation: `op` names it (`exec`, `call_tool`, `write_file`, `write_text`,
-   * `edit_file`, `fetch`) beside its arguments. */
+   * `edit_file`, `close_session`, `fetch`) beside its arguments. */
   ops: ({ op: string; inputs: RecordedInputs; outcome: Record<string, unknown> } & Record<string, unknown>)[];
   /** The digest of the file tree at the time. */
   tree: string;

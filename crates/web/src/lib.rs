@@ -498,7 +498,13 @@ impl Sandbox {
             .sessions
             .try_borrow_mut()
             .map_err(|_| JsError::new("sandbox is busy: another command is still running"))?;
-        Ok(sessions.close(name))
+        let closed = sessions.close(name);
+        // Recorded: a session made again later starts afresh in the replay too.
+        if let Some(guard) = self.begin_op().map_err(|_| JsError::new("busy recording"))? {
+            let answer = recorder::answer_outcome(Ok(closed.to_string()));
+            guard.finish(Op::CloseSession { name: name.to_owned() }, answer);
+        }
+        Ok(closed)
     }
 
     /// The names of the shell sessions that exist, sorted.

@@ -176,6 +176,7 @@ fn summary(op: &Op) -> String {
         Op::WriteFile { path, .. } => format!("writeFile {path}"),
         Op::WriteText { path, .. } => format!("write_file {path}"),
         Op::EditFile { path, .. } => format!("edit_file {path}"),
+        Op::CloseSession { name } => format!("closeSession {name}"),
         Op::Fetch { request } => format!(
             "fetch {}",
             request.get("url").and_then(Value::as_str).unwrap_or("?")
@@ -366,6 +367,13 @@ impl Sandbox {
                     .map(|n| n.to_string())
                     .map_err(|e| e.to_string()),
             ),
+            Op::CloseSession { name } => {
+                let mut sessions = self
+                    .sessions
+                    .try_borrow_mut()
+                    .map_err(|_| "the sandbox is busy".to_owned())?;
+                answer_outcome(Ok(sessions.close(name).to_string()))
+            }
             Op::Fetch { request } => {
                 let request = request_from_json(request)?;
                 answer_outcome(

@@ -70,6 +70,11 @@ pub enum Op {
         #[serde(default)]
         replace_all: bool,
     },
+    /// `closeSession(name)`.
+    CloseSession {
+        /// The session.
+        name: String,
+    },
     /// `fetch(request)`.
     Fetch {
         /// The request as the page gave it.
