@@ -152,6 +152,8 @@ pub struct Shell {
     tape: Option<Arc<replay::Tape>>,
     /// Whether `$RANDOM` is still to be seeded from the tape (at the next exec).
     seed_random: bool,
+    /// Where `uuidgen` and `shuf` draw random bytes.
+    entropy: Arc<commands::entropy::Entropy>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -209,7 +211,8 @@ impl Shell {
             fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let registry = bashkit::BuiltinRegistry::new();
-        let bash = commands::register(Bash::builder(), &fs, &gate)
+        let entropy = commands::entropy::Entropy::new(host.clone());
+        let bash = commands::register(Bash::builder(), &fs, &gate, &entropy)
             .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),
@@ -245,6 +248,7 @@ impl Shell {
             set_options: String::new(),
             tape: None,
             seed_random: false,
+            entropy,
         })
     }
 
@@ -339,6 +343,7 @@ impl Shell {
         let real: Arc<dyn sandtab_wasi::Platform> = self.guests.host();
         self.guests
             .observe(Arc::new(replay::TapePlatform::new(tape.clone(), real)));
+        self.entropy.set_tape(tape.clone());
         self.tape = Some(tape);
         self.seed_random = true;
     }

@@ -500,9 +500,17 @@ impl Sandbox {
             .map_err(|_| JsError::new("sandbox is busy: another command is still running"))?;
         let closed = sessions.close(name);
         // Recorded: a session made again later starts afresh in the replay too.
-        if let Some(guard) = self.begin_op().map_err(|_| JsError::new("busy recording"))? {
+        if let Some(guard) = self
+            .begin_op()
+            .map_err(|_| JsError::new("busy recording"))?
+        {
             let answer = recorder::answer_outcome(Ok(closed.to_string()));
-            guard.finish(Op::CloseSession { name: name.to_owned() }, answer);
+            guard.finish(
+                Op::CloseSession {
+                    name: name.to_owned(),
+                },
+                answer,
+            );
         }
         Ok(closed)
     }

@@ -8,6 +8,7 @@ mod curl;
 mod date;
 mod df;
 mod diff;
+pub(crate) mod entropy;
 mod file_type;
 mod fileops;
 mod getopt;
@@ -15,12 +16,14 @@ mod gzip;
 mod ls;
 mod patch;
 mod paths;
+mod shuf;
 mod stat;
 mod tar;
 mod textutils;
 mod tool;
 mod ui;
 mod util;
+mod uuidgen;
 
 use bashkit::{Bash, BashBuilder, BuiltinRegistry};
 use sandtab_caps::Gate;
@@ -28,7 +31,15 @@ use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
 
 /// Adds sandtab's own commands to a shell being built; `gate` is the doors' check.
-pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>, gate: &Arc<Gate>) -> BashBuilder {
+/// `entropy` is where `uuidgen` and `shuf` draw random bytes.
+pub(crate) fn register(
+    builder: BashBuilder,
+    fs: &Arc<SandboxFs>,
+    gate: &Arc<Gate>,
+    entropy: &Arc<entropy::Entropy>,
+) -> BashBuilder {
+    let builder = uuidgen::register(builder, fs, entropy);
+    let builder = shuf::register(builder, fs, entropy);
     let builder = curl::register(builder, fs, gate);
     let builder = tool::register(builder, fs, gate);
     let builder = ui::register(builder, fs, gate);
