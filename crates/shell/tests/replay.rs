@@ -81,7 +81,7 @@ const SCRIPTS: [&str; 4] = [
     "mkdir -p work && cd work && date +%s%N > when && echo $RANDOM $RANDOM > dice && touch -d '1 hour ago' old",
     "cd work; ./clock.wasm | od -An -tx1 | tr -d ' \\n' > guest; ls -l --time-style=full-iso | tail -n +2 | md5sum",
     "weather --city Oslo > forecast; curl -s http://127.0.0.1:9/news > news; cat forecast news; date -s now; echo $?",
-    "cd work; sleep 0.01; date +%N; echo $RANDOM; cat dice guest | wc -c; uuidgen; uuidgen -t; seq 9 | shuf | tr -d '\\n'",
+    "cd work; sleep 0.01; date +%N; echo $RANDOM; cat dice guest | wc -c; uuidgen; uuidgen -t; openssl rand -hex 8; seq 9 | shuf | tr -d '\\n'",
 ];
 
 struct Sandbox {

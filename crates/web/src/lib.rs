@@ -623,13 +623,17 @@ impl Sandbox {
         });
         let result = self.write_bytes(&path, data).await;
         if let (Some(guard), Some(data)) = (guard, kept) {
-            let answer = result.clone().map(|()| String::new());
+            let answer = result
+                .as_ref()
+                .map(|()| String::new())
+                .map_err(ToString::to_string);
             guard.finish(
                 Op::WriteFile { path, data },
                 recorder::answer_outcome(answer),
             );
         }
-        result.map_err(|message| JsValue::from(JsError::new(&message)))
+        // A refused write keeps its errno name as `code` (EDQUOT for a full quota).
+        result.map_err(vfs_error)
     }
 
     /// Saves every change not yet saved; resolves to `{ records, bytes }` written.
@@ -755,13 +759,10 @@ impl Sandbox {
     }
 
     /// `writeFile`'s work: replace the file and save it.
-    async fn write_bytes(&self, path: &str, data: Vec<u8>) -> Result<(), String> {
-        let path = VfsPath::parse(path).map_err(|err| err.to_string())?;
-        self.fs
-            .mem()
-            .write_owned(&path, data)
-            .map_err(|err| err.to_string())?;
-        self.fs.flush().await.map_err(|err| err.to_string())?;
+    async fn write_bytes(&self, path: &str, data: Vec<u8>) -> VfsResult<()> {
+        let path = VfsPath::parse(path)?;
+        self.fs.mem().write_owned(&path, data)?;
+        self.fs.flush().await?;
         Ok(())
     }
 }

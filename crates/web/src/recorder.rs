@@ -348,7 +348,12 @@ impl Sandbox {
                 let data = base64::engine::general_purpose::STANDARD
                     .decode(data)
                     .map_err(|_| "a recorded file is not base64".to_owned())?;
-                answer_outcome(self.write_bytes(path, data).await.map(|()| String::new()))
+                answer_outcome(
+                    self.write_bytes(path, data)
+                        .await
+                        .map(|()| String::new())
+                        .map_err(|err| err.to_string()),
+                )
             }
             Op::WriteText { path, content } => answer_outcome(
                 file_tools::write_file(&self.fs, path, content)

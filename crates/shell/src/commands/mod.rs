@@ -14,6 +14,7 @@ mod fileops;
 mod getopt;
 mod gzip;
 mod ls;
+mod openssl;
 mod patch;
 mod paths;
 mod shuf;
@@ -31,7 +32,7 @@ use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
 
 /// Adds sandtab's own commands to a shell being built; `gate` is the doors' check.
-/// `entropy` is where `uuidgen` and `shuf` draw random bytes.
+/// `entropy` is where `uuidgen`, `shuf` and `openssl rand` draw random bytes.
 pub(crate) fn register(
     builder: BashBuilder,
     fs: &Arc<SandboxFs>,
@@ -40,6 +41,7 @@ pub(crate) fn register(
 ) -> BashBuilder {
     let builder = uuidgen::register(builder, fs, entropy);
     let builder = shuf::register(builder, fs, entropy);
+    let builder = openssl::register(builder, fs, entropy);
     let builder = curl::register(builder, fs, gate);
     let builder = tool::register(builder, fs, gate);
     let builder = ui::register(builder, fs, gate);

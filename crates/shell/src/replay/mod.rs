@@ -5,8 +5,8 @@
 //! ([`Recording`]). Replaying gives a fresh sandbox the recorded inputs instead, with
 //! no door open, and checks that every outcome and the final file tree are the same.
 //!
-//! What is not on the tape: bashkit's `$SECONDS`, `$SRANDOM` and `openssl
-//! rand`, and when a time limit stops a command (the wall clock paces runs).
+//! What is not on the tape: bashkit's `$SECONDS` and `$SRANDOM`, and when a time
+//! limit stops a command (the wall clock paces runs).
 
 mod recording;
 mod sources;
