@@ -122,6 +122,16 @@ fn sandbox(mode: TapeMode, doors: Arc<dyn Doors>, opening: Inputs) -> Sandbox {
 
 type Outcome = (String, String, i32);
 
+/// The page puts the guest in, as an operation of its own (its clock reading is kept
+/// when recording, given back when replaying).
+fn put_guest(sandbox: &Sandbox, module: &[u8], inputs: Inputs) -> Inputs {
+    let path = VfsPath::parse("/home/agent/work/clock.wasm").unwrap();
+    sandbox.tape.begin(inputs);
+    sandbox.fs.mem().write(&path, module).unwrap();
+    sandbox.fs.mem().set_mode(&path, 0o755).unwrap();
+    sandbox.tape.end()
+}
+
 async fn run(sandbox: &mut Sandbox, script: &str, inputs: Inputs) -> (Outcome, Inputs) {
     sandbox.tape.begin(inputs);
     let out = sandbox.sessions.session("main").unwrap().exec(script).await;
@@ -143,25 +153,7 @@ async fn a_replay_gives_the_same_outputs_and_tree_without_opening_a_door() {
     let mut recorded = Vec::new();
     let (first, inputs) = run(&mut recording, SCRIPTS[0], Inputs::default()).await;
     recorded.push((SCRIPTS[0], first, inputs));
-    // The page puts a file in; as an operation of its own, its clock reading is kept.
-    recording.tape.begin(Inputs::default());
-    recording
-        .fs
-        .mem()
-        .write(
-            &VfsPath::parse("/home/agent/work/clock.wasm").unwrap(),
-            &module,
-        )
-        .unwrap();
-    recording
-        .fs
-        .mem()
-        .set_mode(
-            &VfsPath::parse("/home/agent/work/clock.wasm").unwrap(),
-            0o755,
-        )
-        .unwrap();
-    let put = recording.tape.end();
+    let put = put_guest(&recording, &module, Inputs::default());
     for script in &SCRIPTS[1..] {
         let (outcome, inputs) = run(&mut recording, script, Inputs::default()).await;
         recorded.push((script, outcome, inputs));
@@ -208,24 +200,7 @@ async fn a_replay_gives_the_same_outputs_and_tree_without_opening_a_door() {
     let mut replay = sandbox(TapeMode::Replay, Arc::new(Shut), recording.opening.clone());
     for (i, (script, outcome, inputs)) in recorded.iter().enumerate() {
         if i == 1 {
-            replay.tape.begin(put.clone());
-            replay
-                .fs
-                .mem()
-                .write(
-                    &VfsPath::parse("/home/agent/work/clock.wasm").unwrap(),
-                    &module,
-                )
-                .unwrap();
-            replay
-                .fs
-                .mem()
-                .set_mode(
-                    &VfsPath::parse("/home/agent/work/clock.wasm").unwrap(),
-                    0o755,
-                )
-                .unwrap();
-            replay.tape.end();
+            put_guest(&replay, &module, put.clone());
         }
         let (replayed, _) = run(&mut replay, script, inputs.clone()).await;
         assert_eq!(&replayed, outcome, "script {i}: {script}");

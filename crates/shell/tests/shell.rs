@@ -444,3 +444,18 @@ async fn every_command_agents_use_exists() {
     let out = run(&mut shell, &script).await;
     assert_eq!(out.stdout_text(), "", "{}", out.stderr_text());
 }
+
+#[tokio::test]
+async fn commands_refuse_sizes_that_would_fill_the_memory() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = shell
+        .exec("shuf -r -n 99999999999 -e a; echo $?; shuf -n 3 -i 1-99999999999; echo $?; date +%99999999s | wc -c; date -s now; echo $?")
+        .await;
+    assert_eq!(out.stdout_text(), "1\n1\n1025\n1\n");
+    assert_eq!(
+        out.stderr_text(),
+        "shuf: -n 99999999999 with -r: the sandbox repeats at most 1000000 lines\n\
+         shuf: input range too large: the sandbox shuffles at most 10000000 numbers\n\
+         date: cannot set date: Operation not permitted\n"
+    );
+}

@@ -4,7 +4,7 @@
 //! clock (`-s`) is refused.
 
 use super::fileops::date::{Instant, parse_date};
-use super::util::{ArgItem, Files, GnuArgs, Output, strerror, usage_error};
+use super::util::{ArgItem, Files, GnuArgs, Output, print_info, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, Utc};
@@ -19,6 +19,9 @@ pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder
 struct Date {
     fs: Arc<SandboxFs>,
 }
+
+/// The widest padding a directive gets.
+const MAX_WIDTH: usize = 1024;
 
 /// GNU date's default output in the C locale.
 const DEFAULT_FORMAT: &str = "%a %b %e %H:%M:%S %Z %Y";
@@ -191,14 +194,8 @@ impl bashkit::Command for Date {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse_args(ctx.args) {
             Ok(Parsed::Run(options)) => options,
-            Ok(Parsed::Help) => {
-                ctx.stdout.write_all(USAGE.as_bytes()).await?;
-                return Ok(CommandStatus::with_code(0));
-            }
-            Ok(Parsed::Version) => {
-                ctx.stdout.write_all(b"date (sandtab) 1.0\n").await?;
-                return Ok(CommandStatus::with_code(0));
-            }
+            Ok(Parsed::Help) => return print_info(&ctx, USAGE).await,
+            Ok(Parsed::Version) => return print_info(&ctx, "date (sandtab) 1.0\n").await,
             Ok(Parsed::Set) => {
                 ctx.stderr
                     .write_all(b"date: cannot set date: Operation not permitted\n")
@@ -339,7 +336,8 @@ fn format_directive(spec: &str, when: &DateTime<Utc>) -> String {
     if write!(shown, "{}", when.format_with_items(items.into_iter())).is_err() {
         return spec.to_owned();
     }
-    if let Ok(width) = width.parse::<usize>()
+    // A padding width is bounded, so that `%999999999d` cannot fill the memory.
+    if let Ok(width) = width.parse::<usize>().map(|w| w.min(MAX_WIDTH))
         && shown.chars().count() < width
     {
         let fill = match pad {
@@ -387,6 +385,7 @@ mod tests {
             "1970-01-02T00:00:00+00:00"
         );
         assert_eq!(format_time("%Y", at(-1, 0)), "1969");
+        assert_eq!(format_time("%999999999d", t).len(), MAX_WIDTH);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! gives the same order).
 
 use super::entropy::Entropy;
-use super::util::{ArgItem, Files, GnuArgs, Output, read_stdin, strerror, usage_error};
+use super::util::{ArgItem, Files, GnuArgs, Output, print_info, read_stdin, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -29,8 +29,10 @@ struct Shuf {
     entropy: Arc<Entropy>,
 }
 
-/// The most lines `-r` without `-n` prints (GNU prints forever; a sandbox stops).
+/// The most lines `-r` prints (GNU prints forever without `-n`; a sandbox stops).
 const MAX_REPEATS: u64 = 1_000_000;
+/// The most numbers `-i` shuffles (each is held in memory).
+const MAX_RANGE: u64 = 10_000_000;
 
 const LONG_OPTIONS: &[&str] = &[
     "echo",
@@ -181,14 +183,8 @@ impl bashkit::Command for Shuf {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse_args(ctx.args) {
             Ok(Parsed::Run(options)) => options,
-            Ok(Parsed::Help) => {
-                ctx.stdout.write_all(USAGE.as_bytes()).await?;
-                return Ok(CommandStatus::with_code(0));
-            }
-            Ok(Parsed::Version) => {
-                ctx.stdout.write_all(b"shuf (sandtab) 1.0\n").await?;
-                return Ok(CommandStatus::with_code(0));
-            }
+            Ok(Parsed::Help) => return print_info(&ctx, USAGE).await,
+            Ok(Parsed::Version) => return print_info(&ctx, "shuf (sandtab) 1.0\n").await,
             Err(message) if message.starts_with("invalid") && !message.contains("option") => {
                 ctx.stderr
                     .write_all(format!("shuf: {message}\n").as_bytes())
@@ -201,9 +197,11 @@ impl bashkit::Command for Shuf {
         let mut out = Output::new(&ctx);
         let end = if options.zero { b'\0' } else { b'\n' };
         let mut items: Vec<Vec<u8>> = if let Some((lo, hi)) = options.range {
-            if hi.saturating_sub(lo) >= 10_000_000 && options.count.is_none_or(|n| n > 10_000_000) {
-                out.err("shuf: input range too large for this sandbox\n")
-                    .await?;
+            if hi.saturating_sub(lo) >= MAX_RANGE {
+                out.err(format!(
+                    "shuf: input range too large: the sandbox shuffles at most {MAX_RANGE} numbers\n"
+                ))
+                .await?;
                 return out.finish(1).await;
             }
             (lo..=hi).map(|n| n.to_string().into_bytes()).collect()
@@ -251,7 +249,15 @@ impl bashkit::Command for Shuf {
         };
         if options.repeat {
             if !items.is_empty() {
-                for _ in 0..options.count.unwrap_or(MAX_REPEATS) {
+                let count = options.count.unwrap_or(MAX_REPEATS);
+                if count > MAX_REPEATS {
+                    out.err(format!(
+                        "shuf: -n {count} with -r: the sandbox repeats at most {MAX_REPEATS} lines\n"
+                    ))
+                    .await?;
+                    return out.finish(1).await;
+                }
+                for _ in 0..count {
                     match source.below(items.len() as u64) {
                         Ok(i) => chosen.push(items[i as usize].clone()),
                         Err(why) => {

@@ -142,6 +142,15 @@ impl<'c, 'a> Output<'c, 'a> {
 }
 
 /// GNU's usage error: the message, the `Try '...' line`, and exit status `code`.
+/// Prints `text` (a command's `--help` or `--version`) and succeeds.
+pub(crate) async fn print_info(
+    ctx: &CommandContext<'_>,
+    text: &str,
+) -> bashkit::Result<CommandStatus> {
+    ctx.stdout.write_all(text.as_bytes()).await?;
+    Ok(CommandStatus::with_code(0))
+}
+
 pub(crate) async fn usage_error(
     ctx: &CommandContext<'_>,
     message: &str,

@@ -4,7 +4,7 @@
 //! random bytes come from the sandbox's source, so a replay makes the same UUIDs.
 
 use super::entropy::Entropy;
-use super::util::{ArgItem, GnuArgs, Output, usage_error};
+use super::util::{ArgItem, GnuArgs, Output, print_info, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -248,14 +248,8 @@ impl bashkit::Command for Uuidgen {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse_args(ctx.args) {
             Ok(Parsed::Run(options)) => options,
-            Ok(Parsed::Help) => {
-                ctx.stdout.write_all(USAGE.as_bytes()).await?;
-                return Ok(CommandStatus::with_code(0));
-            }
-            Ok(Parsed::Version) => {
-                ctx.stdout.write_all(b"uuidgen (sandtab) 1.0\n").await?;
-                return Ok(CommandStatus::with_code(0));
-            }
+            Ok(Parsed::Help) => return print_info(&ctx, USAGE).await,
+            Ok(Parsed::Version) => return print_info(&ctx, "uuidgen (sandtab) 1.0\n").await,
             Err(message) => return usage_error(&ctx, &message, 1).await,
         };
         let mut out = Output::new(&ctx);
