@@ -95,9 +95,12 @@ export class Sandbox {
    * be reached (naming it), or a worker that cannot start. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const { document: capabilities, secrets } = withoutSecrets(options.capabilities);
-    const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
-    const worker = new Worker(url, { type: 'module', name: 'sandtab-runtime' });
-    const runtimeKey = String(url);
+    // The default is written exactly in this form so that bundlers (Vite, webpack 5,
+    // Parcel, esbuild with a plugin) see the worker and bundle it with its wasm.
+    const worker = options.workerUrl
+      ? new Worker(options.workerUrl, { type: 'module', name: 'sandtab-runtime' })
+      : new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'sandtab-runtime' });
+    const runtimeKey = String(options.workerUrl ?? 'bundled');
     const sandbox = new Sandbox(worker, options, secrets);
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<Reply>) => {

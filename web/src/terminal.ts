@@ -19,6 +19,36 @@ export interface CommandEndDetail {
   saveError: SaveError | null;
 }
 
+/** The colour themes, chosen with the `theme` attribute (`dark`, the default, or `light`). */
+const THEMES = {
+  dark: { background: '#1e1e1e', foreground: '#d4d4d4', cursor: '#d4d4d4', selectionBackground: '#264f78' },
+  light: {
+    background: '#ffffff',
+    foreground: '#1e1e1e',
+    cursor: '#1e1e1e',
+    selectionBackground: '#add6ff',
+    // The ANSI colours a dark theme uses are unreadable on white: darker ones.
+    green: '#00802b',
+    brightGreen: '#00802b',
+    blue: '#0451a5',
+    brightBlue: '#0451a5',
+    yellow: '#795e26',
+    brightYellow: '#795e26',
+    cyan: '#0e7490',
+    brightCyan: '#0e7490',
+    red: '#c72e0f',
+    brightRed: '#c72e0f',
+    magenta: '#a626a4',
+    brightMagenta: '#a626a4',
+    white: '#555555',
+    brightWhite: '#333333',
+  },
+};
+
+function themeFor(name: string | null) {
+  return name === 'light' ? THEMES.light : THEMES.dark;
+}
+
 function injectStyles(): void {
   if (document.getElementById('sandtab-xterm-css')) return;
   const style = document.createElement('style');
@@ -46,6 +76,13 @@ export class SandtabTerminal extends HTMLElement {
     this.#sandbox = sandbox;
   }
 
+  static observedAttributes = ['theme'];
+
+  /** `theme="light"` or `theme="dark"` (the default) switches the colours at once. */
+  attributeChangedCallback(name: string): void {
+    if (name === 'theme' && this.#term) this.#term.options.theme = themeFor(this.getAttribute('theme'));
+  }
+
   /** Resolves when the terminal shows its first prompt. */
   get ready(): Promise<void> {
     return this.#ready ?? Promise.resolve();
@@ -65,7 +102,7 @@ export class SandtabTerminal extends HTMLElement {
       fontFamily: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
       fontSize: 14,
       scrollback: 5000,
-      theme: { background: '#1e1e1e', foreground: '#d4d4d4' },
+      theme: themeFor(this.getAttribute('theme')),
     });
     this.#term = term;
     const fit = new FitAddon();

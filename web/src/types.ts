@@ -371,4 +371,6 @@ export interface DirEntry {
   name: string;
   kind: 'file' | 'dir' | 'symlink';
   size: number;
+  /** Last change of the contents, in milliseconds since the epoch (with a fraction). */
+  modified: number;
 }

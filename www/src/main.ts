@@ -1,263 +1,116 @@
-// The demo page: a terminal on a stored sandbox, a panel listing its files that
-// refreshes after every command, with the storage controls (snapshots, tar export and
-// import, fsck), the browser's storage estimate and the audit log, and below the
-// terminal the frame where `ui show` puts the sandbox's HTML.
+// The coding agent: projects (each a stored sandbox with its conversation), a chat with
+// the agent whose every step is visible, the terminal on the same sandbox, an editor, a
+// preview of the app the agent builds, and the files panel. Everything runs in this tab;
+// the only traffic out is to the model endpoint set in Settings (and the origins granted
+// there to the sandbox).
 
-import { Sandbox, SandboxError, type DirEntry, type ProgressEvent, type StorageKind } from 'sandtab';
+import { Sandbox, type StorageKind } from 'sandtab';
 import 'sandtab/terminal';
-
-const MAX_ENTRIES = 500;
-
-async function renderTree(sandbox: Sandbox, path: string, into: HTMLUListElement, budget: { left: number }): Promise<void> {
-  let entries: DirEntry[];
-  try {
-    entries = await sandbox.listDir(path);
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (budget.left-- <= 0) return;
-    const item = document.createElement('li');
-    item.className = entry.kind;
-    const name = document.createElement('span');
-    name.textContent = entry.kind === 'dir' ? `${entry.name}/` : entry.name;
-    item.append(name);
-    if (entry.kind === 'file') {
-      const size = document.createElement('span');
-      size.className = 'size';
-      size.textContent = `${entry.size} B`;
-      item.append(size);
-    }
-    into.append(item);
-    if (entry.kind === 'dir') {
-      const children = document.createElement('ul');
-      item.append(children);
-      await renderTree(sandbox, `${path === '/' ? '' : path}/${entry.name}`, children, budget);
-    }
-  }
-}
-
-async function refreshFiles(sandbox: Sandbox): Promise<void> {
-  const list = document.getElementById('files') as HTMLUListElement;
-  const fresh = document.createElement('ul');
-  await renderTree(sandbox, '/', fresh, { left: MAX_ENTRIES });
-  list.replaceChildren(...fresh.childNodes);
-}
-
-function status(text: string, isError = false): void {
-  const line = document.getElementById('storage-status')!;
-  line.textContent = text;
-  line.classList.toggle('error', isError);
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
-  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
-  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
-}
-
-async function refreshStorage(sandbox: Sandbox, persisted: boolean | null): Promise<void> {
-  const usage = await sandbox.usage();
-  const estimate = await Sandbox.storageEstimate();
-  const info = await sandbox.info();
-  const where = { indexeddb: 'IndexedDB', opfs: 'OPFS', memory: '' }[info.storage];
-  const parts = [where ? `saved in ${where} as "${info.name}"` : 'in memory only'];
-  parts.push(`files: ${formatBytes(usage.bytes)} of ${formatBytes(usage.maxBytes)}`);
-  if (estimate) parts.push(`browser storage: ${formatBytes(estimate.usage)} used of ${formatBytes(estimate.quota)}`);
-  if (persisted !== null) parts.push(persisted ? 'persistent' : 'may be evicted under storage pressure');
-  document.getElementById('storage-usage')!.textContent = parts.join(' · ');
-  const select = document.getElementById('snapshots') as HTMLSelectElement;
-  const snapshots = await sandbox.snapshots();
-  select.replaceChildren(
-    ...snapshots.map((snap) => {
-      const option = document.createElement('option');
-      option.value = String(snap.id);
-      option.textContent = `#${snap.id} ${snap.label || 'snapshot'} (${new Date(snap.created).toLocaleTimeString()})`;
-      return option;
-    }),
-  );
-  (document.getElementById('restore') as HTMLButtonElement).disabled = snapshots.length === 0;
-}
-
-function download(data: Uint8Array, name: string, type = 'application/x-tar'): void {
-  const url = URL.createObjectURL(new Blob([data as BlobPart], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-/** Runs a storage action, showing progress and the outcome (or the error) on the page. */
-async function act(what: string, action: () => Promise<string>, after: () => Promise<void>): Promise<void> {
-  const buttons = document.querySelectorAll<HTMLButtonElement>('.storage-actions button');
-  buttons.forEach((button) => (button.disabled = true));
-  status(`${what}…`);
-  try {
-    status(await action());
-  } catch (err) {
-    const code = err instanceof SandboxError && err.code ? ` [${err.code}]` : '';
-    status(`${what} failed${code}: ${err instanceof Error ? err.message : String(err)}`, true);
-  } finally {
-    buttons.forEach((button) => (button.disabled = false));
-    await after();
-  }
-}
-
-function wireStorageControls(sandbox: Sandbox, refresh: () => Promise<void>): void {
-  const on = (id: string, handler: () => void) => document.getElementById(id)!.addEventListener('click', handler);
-  on('snapshot', () =>
-    void act('Snapshot', async () => {
-      const snap = await sandbox.snapshot(`taken ${new Date().toLocaleTimeString()}`);
-      return `Snapshot #${snap.id} taken: ${snap.files} files, ${formatBytes(snap.bytes)}.`;
-    }, refresh),
-  );
-  on('restore', () => {
-    const id = Number((document.getElementById('snapshots') as HTMLSelectElement).value);
-    void act('Restore', async () => {
-      await sandbox.restore(id);
-      return `Restored snapshot #${id}.`;
-    }, refresh);
-  });
-  on('export', () =>
-    void act('Export', async () => {
-      const archive = await sandbox.exportTar('/');
-      download(archive, 'sandtab-files.tar');
-      return `Exported ${formatBytes(archive.length)} as sandtab-files.tar.`;
-    }, refresh),
-  );
-  const upload = document.getElementById('import-file') as HTMLInputElement;
-  on('import', () => upload.click());
-  upload.addEventListener('change', () => {
-    const file = upload.files?.[0];
-    upload.value = '';
-    if (!file) return;
-    void act('Import', async () => {
-      const result = await sandbox.importTar(new Uint8Array(await file.arrayBuffer()), '/');
-      return `Imported ${file.name}: ${result.files} files, ${result.directories} directories, ${result.symlinks} symlinks${result.skipped ? `, ${result.skipped} skipped` : ''}.`;
-    }, refresh);
-  });
-  on('fsck', () =>
-    void act('Check', async () => {
-      const report = await sandbox.fsck();
-      return report.clean ? `fsck: ${report.summary}` : `fsck: ${report.summary}\n${report.problems.join('\n')}`;
-    }, refresh),
-  );
-}
+import type { SandtabTerminal } from 'sandtab/terminal';
+import { runTurn, revertTo, type Conversation } from './agent/loop';
+import { ChatPanel } from './chat';
+import { download, refreshAudit, refreshFiles, refreshStorage, showProgress, status, wireStorageControls } from './files-panel';
+import {
+  activeProjectId,
+  addProject,
+  listProjects,
+  loadConversation,
+  removeProject,
+  renameProject,
+  saveConversation,
+  setActiveProject,
+  type Project,
+} from './projects';
+import { SettingsDialog } from './settings-dialog';
+import { loadSettings, saveSettings, validateSettings, type AgentSettings } from './settings';
+import { EditorPanel } from './editor-panel';
+import { PreviewPanel } from './preview-panel';
 
 /** SHA-256 of the guest programs, put in by build.mjs. */
 declare const __GUEST_HASHES__: { python: string; qjs: string };
 
-/** The programs line: what is installed, or how far a download is. */
-function showProgress(event: ProgressEvent, states: Map<string, string>): void {
-  const mb = (n: number) => (n / (1 << 20)).toFixed(1);
-  const text =
-    event.phase === 'fetch'
-      ? `fetching ${mb(event.loaded)}${event.total ? `/${mb(event.total)}` : ''} MB`
-      : event.phase === 'compile'
-        ? 'compiling'
-        : event.phase === 'ready'
-          ? 'ready'
-          : `failed: ${event.message}`;
-  states.set(event.program, text);
-  const line = document.getElementById('programs')!;
-  line.textContent = `Programs: ${[...states].map(([name, state]) => `${name} ${state}`).join(', ')}`;
-  line.classList.toggle('error', event.phase === 'error');
+interface Open {
+  project: Project;
+  sandbox: Sandbox;
+  terminal: SandtabTerminal;
+  conversation: Conversation;
 }
 
-/** The entries shown in the audit panel (the export has them all). */
-const AUDIT_SHOWN = 100;
+const params = new URLSearchParams(location.search);
+// `?storage=opfs` (or `memory`) keeps the projects' files somewhere other than IndexedDB.
+const storage = (params.get('storage') ?? undefined) as StorageKind | undefined;
+let settings: AgentSettings = loadSettings();
+let current: Open | null = null;
+let turnStop: AbortController | null = null;
+let persisted: boolean | null = null;
+const programStates = new Map<string, string>();
 
-/** One line of the audit panel: when, what kind, and its gist. */
-function auditLine(entry: Record<string, unknown>): HTMLLIElement {
-  const item = document.createElement('li');
-  item.className = String(entry.kind);
-  const time = document.createElement('time');
-  const when = new Date(Number(entry.time_ms));
-  time.dateTime = when.toISOString();
-  time.textContent = when.toLocaleTimeString();
-  const kind = document.createElement('span');
-  kind.className = 'kind';
-  kind.textContent = String(entry.kind);
-  const gist = document.createElement('span');
-  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-  switch (entry.kind) {
-    case 'exec':
-      gist.textContent = `${text(entry.script)} → ${text(entry.exit_code)}`;
-      break;
-    case 'tool':
-      gist.textContent = `${text(entry.tool)} ${text(entry.args)} (${entry.ok ? `${text(entry.result_bytes)} B` : text(entry.code)})`;
-      break;
-    case 'fetch':
-      gist.textContent = `${text(entry.method)} ${text(entry.url)} → ${entry.ok ? `${text(entry.status)}, ${text(entry.result_bytes)} B` : text(entry.code)}`;
-      break;
-    default:
-      gist.textContent = `${text(entry.code)} ${text(entry.tool ?? entry.url)}: ${text(entry.message)}`;
+const chat = new ChatPanel(document.getElementById('chat-panel')!, {
+  send: (prompt) => void sendPrompt(prompt),
+  stop: () => turnStop?.abort(),
+  revert: (turnId) => void revert(turnId),
+});
+const editor = new EditorPanel(document.getElementById('editor-panel')!, () => current?.sandbox ?? null, () => void refresh());
+const preview = new PreviewPanel(document.getElementById('preview-panel')!, () => current?.sandbox ?? null);
+
+function panelError(err: unknown): void {
+  status(`The files panel could not update: ${err instanceof Error ? err.message : String(err)}`, true);
+}
+
+async function refresh(): Promise<void> {
+  const open = current;
+  if (!open) return;
+  try {
+    await refreshFiles(open.sandbox);
+    await refreshStorage(open.sandbox, persisted);
+    await refreshAudit(open.sandbox);
+  } catch (err) {
+    panelError(err);
   }
-  item.append(time, kind, gist);
-  return item;
+  editor.filesChanged();
+  preview.filesChanged();
 }
 
-async function refreshAudit(sandbox: Sandbox): Promise<void> {
-  const lines = (await sandbox.auditLog()).trim().split('\n').filter(Boolean);
-  const shown = lines.slice(-AUDIT_SHOWN).reverse().map((line) => auditLine(JSON.parse(line) as Record<string, unknown>));
-  document.getElementById('audit-log')!.replaceChildren(...shown);
+/** What the project's sandbox may reach: the UI frame, and the origins granted in Settings. */
+function capabilities() {
+  const allow = settings.allowedOrigins.map((origin) => ({ origin, methods: ['GET', 'HEAD', 'POST'] }));
+  return { ui: true, ...(allow.length > 0 && { network: { allow } }) };
 }
 
-async function main(): Promise<void> {
-  // `?sandbox=name` opens another stored sandbox (each has its own files);
-  // `?storage=opfs` (or `memory`) keeps it somewhere other than IndexedDB.
-  const params = new URLSearchParams(location.search);
-  const name = params.get('sandbox') ?? 'demo';
-  const storage = (params.get('storage') ?? undefined) as StorageKind | undefined;
-  // Firefox asks the user before granting persistence: never wait for the answer.
-  let persisted: boolean | null = null;
-  const states = new Map<string, string>();
+async function closeCurrent(): Promise<void> {
+  turnStop?.abort();
+  const open = current;
+  current = null;
+  if (!open) return;
+  open.terminal.remove();
+  await open.sandbox.flush().catch(() => {});
+  open.sandbox.terminate();
+}
+
+async function openProject(project: Project): Promise<void> {
+  await closeCurrent();
+  chat.status(`Opening ${project.name}…`);
   const sandbox = await Sandbox.create({
-    name,
+    name: project.id,
     storage,
     // CPython and QuickJS as commands, fetched in the background (commands wait).
     programs: [
       { names: ['python3', 'python'], url: 'guests/python.wasm', sha256: __GUEST_HASHES__.python },
       { names: ['qjs'], url: 'guests/quickjs.wasm', sha256: __GUEST_HASHES__.qjs },
     ],
-    onProgress: (event) => showProgress(event, states),
+    onProgress: (event) => showProgress(event, programStates),
     // `ui show page.html --wait` shows the sandbox's HTML below the terminal, in a
     // sandboxed frame, and prints the next click or form submission as JSON.
-    capabilities: { ui: true },
+    capabilities: capabilities(),
     ui: () => document.getElementById('ui-panel'),
   });
   // For tests and the console: the page's sandbox and the API.
-  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox };
-  // The panels never throw: a sandbox that stopped (terminated, or its worker crashed)
-  // is said on the page instead of becoming an unhandled rejection.
-  const panelError = (err: unknown) =>
-    status(`The files panel could not update: ${err instanceof Error ? err.message : String(err)}`, true);
-  const refresh = async () => {
-    try {
-      await refreshFiles(sandbox);
-      await refreshStorage(sandbox, persisted);
-      await refreshAudit(sandbox);
-    } catch (err) {
-      panelError(err);
-    }
-  };
-  void Sandbox.requestPersistence()
-    .catch(() => false)
-    .then((granted) => {
-      persisted = granted;
-      return refreshStorage(sandbox, persisted);
-    })
-    .catch(panelError);
-  wireStorageControls(sandbox, refresh);
-  document.getElementById('audit-export')!.addEventListener('click', () => {
-    void sandbox.auditLog().then((log) => download(new TextEncoder().encode(log), `${name}-audit.jsonl`, 'application/jsonl'), panelError);
-  });
-  // One sandbox for the terminal and the files panel: create the element only now, so it
-  // does not start a sandbox of its own.
-  const terminal = document.createElement('sandtab-terminal');
+  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
+  // One sandbox for the terminal, the agent and the panels: create the element only now,
+  // so it does not start a sandbox of its own.
+  const terminal = document.createElement('sandtab-terminal') as SandtabTerminal;
   terminal.id = 'terminal';
+  terminal.setAttribute('theme', document.documentElement.dataset.theme ?? 'dark');
   terminal.sandbox = sandbox;
   terminal.addEventListener('command-end', (event) => {
     const detail = (event as CustomEvent<{ saveError?: { code: string; message: string } | null }>).detail;
@@ -265,9 +118,230 @@ async function main(): Promise<void> {
     void refresh();
   });
   document.getElementById('terminal-panel')!.append(terminal);
+  const conversation = await loadConversation(project.id);
+  current = { project, sandbox, terminal, conversation };
+  await setActiveProject(project.id);
+  await renderProjects();
+  chat.setRunning(false);
+  chat.render(conversation);
+  chat.status(settings.model ? `Model: ${settings.model} at ${settings.endpoint}` : 'Set a model endpoint in Settings to talk to the agent.');
+  editor.projectChanged();
+  preview.projectChanged();
   await terminal.ready;
   await refresh();
-  terminal.focus();
+}
+
+async function renderProjects(): Promise<void> {
+  const select = document.getElementById('project') as HTMLSelectElement;
+  const projects = await listProjects();
+  select.replaceChildren(
+    ...projects.map((project) => {
+      const option = document.createElement('option');
+      option.value = project.id;
+      option.textContent = project.name;
+      option.selected = project.id === current?.project.id;
+      return option;
+    }),
+  );
+}
+
+async function save(): Promise<void> {
+  const open = current;
+  if (open) await saveConversation(open.project.id, open.conversation);
+}
+
+async function sendPrompt(prompt: string): Promise<void> {
+  const open = current;
+  if (!open || turnStop) return;
+  const problem = validateSettings(settings);
+  if (problem) {
+    chat.status(`${problem} Open Settings to set the model.`, true);
+    return;
+  }
+  turnStop = new AbortController();
+  chat.setRunning(true);
+  chat.status('The agent is working…');
+  let frame = 0;
+  // Text streams in many small pieces: draw at most once a frame.
+  const draw = () => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      if (current === open) chat.render(open.conversation);
+    });
+  };
+  const turn = await runTurn(
+    {
+      sandbox: open.sandbox,
+      settings,
+      conversation: open.conversation,
+      signal: turnStop.signal,
+      onUpdate: (t) => {
+        draw();
+        if (t.items.at(-1)?.kind === 'tool') void refresh();
+      },
+      onCheckpoint: save,
+    },
+    prompt,
+  );
+  turnStop = null;
+  cancelAnimationFrame(frame);
+  frame = 0;
+  if (current !== open) return;
+  chat.setRunning(false);
+  chat.render(open.conversation);
+  chat.status(
+    turn.status === 'done'
+      ? 'Done.'
+      : turn.status === 'stopped'
+        ? 'Stopped.'
+        : `The model call failed: ${turn.error}. Nothing was lost: send again to retry.`,
+    turn.status === 'error',
+  );
+  await refresh();
+}
+
+async function revert(turnId: number): Promise<void> {
+  const open = current;
+  if (!open || turnStop) return;
+  const turn = open.conversation.turns.find((t) => t.id === turnId);
+  if (!turn || !confirmRevert(turn.prompt)) return;
+  try {
+    await revertTo(open.sandbox, open.conversation, turnId);
+    await save();
+    chat.render(open.conversation);
+    chat.status(`Reverted to before “${turn.prompt.slice(0, 60)}”.`);
+    // The reverted prompt goes back in the box, to edit and send again.
+    (document.getElementById('prompt') as HTMLTextAreaElement).value = turn.prompt;
+  } catch (err) {
+    chat.status(`Could not revert: ${err instanceof Error ? err.message : String(err)}`, true);
+  }
+  await refresh();
+}
+
+/** Asks before undoing; tests (and users who set it) skip the question. */
+function confirmRevert(prompt: string): boolean {
+  if (document.body.dataset.confirm === 'off') return true;
+  return confirm(`Revert the files and the conversation to before “${prompt.slice(0, 80)}”? Later turns are undone too.`);
+}
+
+function wireProjects(): void {
+  const select = document.getElementById('project') as HTMLSelectElement;
+  select.addEventListener('change', () => {
+    void listProjects().then((projects) => {
+      const project = projects.find((p) => p.id === select.value);
+      if (project) return openProject(project);
+    });
+  });
+  document.getElementById('project-new')!.addEventListener('click', () => {
+    const name = prompt('Name of the new project:', 'New project')?.trim();
+    if (name) void addProject(name).then(openProject);
+  });
+  document.getElementById('project-rename')!.addEventListener('click', () => {
+    const open = current;
+    if (!open) return;
+    const name = prompt('New name:', open.project.name)?.trim();
+    if (!name) return;
+    open.project = { ...open.project, name };
+    void renameProject(open.project.id, name).then(renderProjects);
+  });
+  document.getElementById('project-delete')!.addEventListener('click', () => {
+    const open = current;
+    if (!open || !confirm(`Delete project “${open.project.name}”, its files and its conversation?`)) return;
+    void (async () => {
+      await closeCurrent();
+      await Sandbox.deleteStored(open.project.id);
+      await removeProject(open.project.id);
+      const rest = await listProjects();
+      await openProject(rest[0] ?? (await addProject('My project', 'demo')));
+    })().catch((err: unknown) => chat.status(`Could not delete: ${err instanceof Error ? err.message : String(err)}`, true));
+  });
+}
+
+function wireSettings(): void {
+  const dialog = new SettingsDialog(document.getElementById('settings-dialog') as HTMLDialogElement, (next) => {
+    const networkChanged = next.allowedOrigins.join('\n') !== settings.allowedOrigins.join('\n');
+    settings = next;
+    saveSettings(next);
+    chat.status(`Model: ${next.model} at ${next.endpoint}`);
+    // What the sandbox may reach is fixed when it opens: reopen it with the new grants.
+    if (networkChanged && current && !turnStop) void openProject(current.project);
+  });
+  document.getElementById('settings')!.addEventListener('click', () => dialog.open(settings));
+}
+
+const THEME_KEY = 'sandtab-agent:theme';
+
+/** Light or dark, for the page, the terminal and the editor; remembered in this browser. */
+function applyTheme(theme: 'light' | 'dark'): void {
+  document.documentElement.dataset.theme = theme;
+  current?.terminal.setAttribute('theme', theme);
+  editor.themeChanged();
+}
+
+function wireTheme(): void {
+  const stored = localStorage.getItem(THEME_KEY);
+  const initial = stored === 'light' || stored === 'dark' ? stored : matchMedia('(prefers-color-scheme: light)').matches ? 'light' : 'dark';
+  applyTheme(initial);
+  document.getElementById('theme')!.addEventListener('click', () => {
+    const next = document.documentElement.dataset.theme === 'light' ? 'dark' : 'light';
+    localStorage.setItem(THEME_KEY, next);
+    applyTheme(next);
+  });
+}
+
+function wireTabs(): void {
+  const tabs = document.querySelectorAll<HTMLButtonElement>('[role="tab"]');
+  for (const tab of tabs) {
+    tab.addEventListener('click', () => {
+      for (const other of tabs) {
+        const selected = other === tab;
+        other.setAttribute('aria-selected', String(selected));
+        document.getElementById(other.getAttribute('aria-controls')!)!.hidden = !selected;
+      }
+      if (tab.id === 'tab-preview') preview.show();
+      else preview.hide();
+      if (tab.id === 'tab-editor') editor.show();
+    });
+  }
+  // A click on a file in the tree opens it in the editor.
+  document.getElementById('files')!.addEventListener('click', (event) => {
+    const item = (event.target as HTMLElement).closest<HTMLElement>('li.file');
+    if (!item?.dataset.path) return;
+    document.getElementById('tab-editor')!.click();
+    void editor.open(item.dataset.path);
+  });
+}
+
+async function main(): Promise<void> {
+  wireTheme();
+  wireProjects();
+  wireSettings();
+  wireTabs();
+  wireStorageControls(() => current!.sandbox, refresh);
+  document.getElementById('audit-export')!.addEventListener('click', () => {
+    const open = current;
+    if (!open) return;
+    void open.sandbox.auditLog().then((log) => download(new TextEncoder().encode(log), `${open.project.id}-audit.jsonl`, 'application/jsonl'), panelError);
+  });
+  // Firefox asks the user before granting persistence: never wait for the answer.
+  void Sandbox.requestPersistence()
+    .catch(() => false)
+    .then((granted) => {
+      persisted = granted;
+      if (current) return refreshStorage(current.sandbox, persisted);
+    })
+    .catch(panelError);
+  // `?sandbox=name` opens (and lists) the project of that stored sandbox; otherwise the
+  // project open last time, or a first one.
+  const wanted = params.get('sandbox');
+  const projects = await listProjects();
+  const lastId = await activeProjectId();
+  const project = wanted
+    ? await addProject(wanted, wanted)
+    : (projects.find((p) => p.id === lastId) ?? projects[0] ?? (await addProject('My project', 'demo')));
+  await openProject(project);
+  current?.terminal.focus();
 }
 
 main().catch((err: unknown) => {

@@ -564,7 +564,8 @@ impl Sandbox {
         }
     }
 
-    /// Entries of a directory, sorted by name: `[{ name, kind, size }]`, where `kind` is
+    /// Entries of a directory, sorted by name: `[{ name, kind, size, modified }]`
+    /// (`modified`: milliseconds since the epoch), where `kind` is
     /// `"file"`, `"dir"` or `"symlink"`.
     #[wasm_bindgen(js_name = listDir)]
     pub fn list_dir(&self, path: &str) -> Result<Array, JsValue> {
@@ -583,6 +584,13 @@ impl Sandbox {
                 &object,
                 "size",
                 &JsValue::from_f64(entry.metadata.size as f64),
+            );
+            // Milliseconds with a fraction: nanosecond times keep microseconds in an f64,
+            // enough for a page to tell that a file changed between two listings.
+            set(
+                &object,
+                "modified",
+                &JsValue::from_f64(entry.metadata.modified.0 as f64 / 1e6),
             );
             list.push(&object);
         }

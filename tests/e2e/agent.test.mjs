@@ -1,0 +1,346 @@
+// The coding agent in www/, end to end: the page served on 127.0.0.1, a real browser, and
+// a scripted model server (OpenAI and Anthropic wire formats, streamed, with tool calls)
+// on another loopback port. The "model" writes a Python file, runs it, sees the error,
+// fixes it and runs it again; the test reads the files, the steps on the screen and what
+// the page sent to the model, reloads, reverts, and breaks the model in the ways real
+// ones break.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { serve } from '../../scripts/serve.mjs';
+import { startModelServer } from './servers/model.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT } from './screen.mjs';
+
+const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
+const APP = '/home/agent/app.py';
+
+/** Fills the settings dialog and saves it. */
+async function configure(page, fields) {
+  await page.click('#settings');
+  await page.waitForSelector('#settings-dialog[open]');
+  for (const [name, value] of Object.entries(fields)) {
+    await page.$eval(
+      `#settings-dialog [name="${name}"]`,
+      (el, v) => {
+        el.value = v;
+        el.dispatchEvent(new Event('change'));
+      },
+      String(value),
+    );
+  }
+  await page.click('#settings-save');
+  await page.waitForFunction(() => !document.querySelector('#settings-dialog').open);
+}
+
+async function send(page, text) {
+  await page.focus('#prompt');
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+/** Waits until no turn is running, and returns the chat status line. */
+async function turnEnded(page, timeout = 60_000) {
+  await page.waitForFunction(() => !document.querySelector('.turn.running') && document.querySelector('#send') && !document.querySelector('#send').disabled, {
+    timeout,
+  });
+  return page.$eval('#chat-status', (el) => el.textContent);
+}
+
+/** The turns on the screen: prompt, steps (gist, state, output, files changed), answers. */
+function turns(page) {
+  return page.$$eval('.turn', (articles) =>
+    articles.map((turn) => ({
+      id: Number(turn.dataset.turn),
+      status: turn.className.replace('turn ', ''),
+      prompt: turn.querySelector('.prompt').textContent,
+      answers: [...turn.querySelectorAll('.answer')].map((el) => el.textContent),
+      error: turn.querySelector('.turn-error')?.textContent ?? null,
+      steps: [...turn.querySelectorAll('.step')].map((step) => ({
+        gist: step.querySelector('.gist').textContent,
+        state: step.className.replace('step ', ''),
+        output: step.querySelector('.output')?.textContent ?? '',
+        files: [...step.querySelectorAll('.files-changed li')].map((li) => li.textContent),
+      })),
+    })),
+  );
+}
+
+const readText = (page, path) =>
+  page.evaluate(
+    (p) =>
+      window.sandtab.sandbox.readFile(p).then(
+        (bytes) => new TextDecoder().decode(bytes),
+        () => null,
+      ),
+    path,
+  );
+
+/** The model's side of the Python session: write, run (fails), fix, run, answer. */
+const PYTHON_SESSION = [
+  { text: 'I will write the script.', toolCalls: [{ name: 'write_file', args: { path: APP, content: 'total = sum(range(5))\nprint("total", totl)\n' } }] },
+  { toolCalls: [{ name: 'bash', args: { command: 'cd /home/agent && python3 app.py' } }] },
+  { text: 'A typo: totl.', toolCalls: [{ name: 'edit_file', args: { path: APP, old_string: 'totl)', new_string: 'total)' } }] },
+  { toolCalls: [{ name: 'bash', args: { command: 'cd /home/agent && python3 app.py' } }] },
+  { text: 'Fixed: app.py prints total 10.' },
+];
+
+for (const name of browserNames) {
+  describe(`coding agent in ${name}`, () => {
+    let site;
+    let model;
+    let browser;
+    let page;
+    let errors;
+
+    before(async () => {
+      site = await serve(DEMO_ROOT);
+      model = await startModelServer();
+      browser = await launch(name);
+      ({ page, errors } = await openPage(browser, `${site.url}?sandbox=agent-${Date.now()}`));
+      await page.waitForFunction(() => window.sandtab?.sandbox !== undefined && document.querySelector('#terminal'), { timeout: 30_000 });
+      // Revert asks first; the test answers for the user.
+      await page.evaluate(() => (document.body.dataset.confirm = 'off'));
+    });
+
+    after(async () => {
+      await browser?.close();
+      await model?.close();
+      await site?.close();
+    });
+
+    test('without a model set, sending says what to do', async () => {
+      await send(page, 'hello');
+      await page.waitForFunction(() => document.querySelector('#chat-status').classList.contains('error'));
+      assert.match(await page.$eval('#chat-status', (el) => el.textContent), /model/i);
+      assert.equal(model.requests.length, 0);
+    });
+
+    test('settings refuse a bad endpoint and keep the dialog open', async () => {
+      await page.click('#settings');
+      await page.waitForSelector('#settings-dialog[open]');
+      await page.$eval('#settings-dialog [name="allowedOrigins"]', (el) => (el.value = 'not a url'));
+      await page.$eval('#settings-dialog [name="model"]', (el) => (el.value = 'm'));
+      await page.click('#settings-save');
+      const error = await page.$eval('#settings-dialog .form-error', (el) => el.textContent);
+      assert.match(error, /not a URL/);
+      assert.ok(await page.$eval('#settings-dialog', (el) => el.open));
+      await page.click('#settings-cancel');
+    });
+
+    test('OpenAI format: the model writes Python, sees the error, fixes it, runs it again', async () => {
+      await configure(page, { provider: 'openai', endpoint: `${model.url}/v1`, model: 'scripted-gpt', apiKey: 'sk-test-key', allowedOrigins: '' });
+      model.script(PYTHON_SESSION);
+      await send(page, 'Write app.py that prints the total of 0..4, and run it.');
+      assert.equal(await turnEnded(page), 'Done.');
+      assert.equal(model.pending(), 0);
+      assert.equal(await readText(page, APP), 'total = sum(range(5))\nprint("total", total)\n');
+
+      const [turn] = await turns(page);
+      assert.equal(turn.status, 'done');
+      assert.deepEqual(
+        turn.steps.map((s) => [s.gist, s.state]),
+        [
+          [`write_file ${APP}`, 'ok'],
+          ['$ cd /home/agent && python3 app.py', 'error'],
+          [`edit_file ${APP}`, 'ok'],
+          ['$ cd /home/agent && python3 app.py', 'ok'],
+        ],
+      );
+      assert.deepEqual(turn.steps[0].files, [`+ ${APP}`]);
+      assert.match(turn.steps[1].output, /NameError: name 'totl' is not defined/);
+      assert.deepEqual(turn.steps[2].files, [`~ ${APP}`]);
+      assert.match(turn.steps[3].output, /^total 10\n\[exit code 0\]$/);
+      assert.deepEqual(turn.answers, ['I will write the script.', 'A typo: totl.', 'Fixed: app.py prints total 10.']);
+
+      // What the model was sent: the key only in its header, the sandbox's tools, and
+      // each tool's result (the error included) in the next request.
+      const sent = model.requests.filter((r) => r.path === '/v1/chat/completions');
+      assert.equal(sent.length, 5);
+      assert.equal(sent[0].headers.authorization, 'Bearer sk-test-key');
+      assert.equal(sent[0].body.stream, true);
+      assert.equal(sent[0].body.model, 'scripted-gpt');
+      const toolNames = sent[0].body.tools.map((t) => t.function.name);
+      for (const tool of ['bash', 'read_file', 'write_file', 'edit_file']) assert.ok(toolNames.includes(tool), toolNames.join());
+      assert.ok(!toolNames.includes('fetch'), 'no network granted, no fetch tool');
+      const last = sent[4].body.messages;
+      assert.equal(last[0].role, 'system');
+      assert.equal(last[1].content, 'Write app.py that prints the total of 0..4, and run it.');
+      const results = last.filter((m) => m.role === 'tool');
+      assert.equal(results.length, 4);
+      assert.match(results[1].content, /NameError/);
+      assert.match(results[1].content, /\[exit code 1\]/);
+      assert.equal(results[3].content, 'total 10\n[exit code 0]');
+      const calls = last.filter((m) => m.role === 'assistant').flatMap((m) => m.tool_calls ?? []);
+      assert.equal(calls.length, 4);
+      assert.deepEqual(JSON.parse(calls[2].function.arguments), PYTHON_SESSION[2].toolCalls[0].args);
+      assert.deepEqual(results.map((r) => r.tool_call_id), calls.map((c) => c.id));
+      assert.ok(sent.every((r) => !JSON.stringify(r.body).includes('sk-test-key')), 'the key is never in a body');
+      // ... and never reaches the sandbox.
+      const audit = await page.evaluate(() => window.sandtab.sandbox.auditLog());
+      assert.ok(!audit.includes('sk-test-key'));
+    });
+
+    test('Anthropic format: the next turn carries the whole history as content blocks', async () => {
+      await configure(page, { provider: 'anthropic', endpoint: `${model.url}/v1`, model: 'scripted-claude', apiKey: 'ant-test-key' });
+      const start = model.requests.length;
+      model.script([
+        { toolCalls: [{ name: 'write_file', args: { path: '/home/agent/NOTES.md', content: '# Notes\n' } }] },
+        { text: 'Wrote NOTES.md.' },
+      ]);
+      await send(page, 'Add a NOTES.md.');
+      assert.equal(await turnEnded(page), 'Done.');
+      assert.equal(await readText(page, '/home/agent/NOTES.md'), '# Notes\n');
+      const sent = model.requests.slice(start);
+      assert.deepEqual(sent.map((r) => r.path), ['/v1/messages', '/v1/messages']);
+      assert.equal(sent[0].headers['x-api-key'], 'ant-test-key');
+      assert.equal(sent[0].headers['anthropic-version'], '2023-06-01');
+      assert.equal(sent[0].headers.authorization, undefined);
+      const body = sent[1].body;
+      assert.equal(body.model, 'scripted-claude');
+      assert.match(body.system, /sandtab/);
+      assert.ok(body.tools.some((t) => t.name === 'bash' && t.input_schema));
+      // user, assistant(text+tool_use), user(tool_result), ... alternating, as the API requires.
+      const roles = body.messages.map((m) => m.role);
+      for (let i = 1; i < roles.length; i++) assert.notEqual(roles[i], roles[i - 1], roles.join());
+      const blocks = body.messages.flatMap((m) => m.content);
+      const uses = blocks.filter((b) => b.type === 'tool_use');
+      const answers = blocks.filter((b) => b.type === 'tool_result');
+      assert.equal(uses.length, 5);
+      assert.deepEqual(answers.map((b) => b.tool_use_id), uses.map((b) => b.id));
+      assert.equal(answers[1].is_error, true);
+      assert.match(answers[1].content, /NameError/);
+      assert.deepEqual(uses[4].input, { path: '/home/agent/NOTES.md', content: '# Notes\n' });
+    });
+
+    test('a reload restores the project, the conversation and the files', async () => {
+      await page.reload();
+      await page.waitForFunction(() => document.querySelectorAll('.turn').length === 2, { timeout: 30_000 });
+      await page.evaluate(() => (document.body.dataset.confirm = 'off'));
+      const shown = await turns(page);
+      assert.deepEqual(shown.map((t) => t.prompt), ['Write app.py that prints the total of 0..4, and run it.', 'Add a NOTES.md.']);
+      assert.equal(shown[0].steps.length, 4);
+      assert.match(shown[0].steps[1].output, /NameError/);
+      assert.equal(await readText(page, APP), 'total = sum(range(5))\nprint("total", total)\n');
+      assert.equal(await page.$eval('#project', (el) => el.selectedOptions[0].textContent), await page.evaluate(() => window.sandtab.project.name));
+    });
+
+    test('a model error (HTTP 500) is said clearly and loses nothing', async () => {
+      model.script([{ status: 500, message: 'the model is overloaded' }]);
+      await send(page, 'Try something.');
+      const status = await turnEnded(page);
+      assert.match(status, /HTTP 500: the model is overloaded/);
+      assert.match(status, /Nothing was lost/);
+      const shown = await turns(page);
+      assert.equal(shown.length, 3);
+      assert.match(shown[2].error, /HTTP 500: the model is overloaded/);
+      assert.equal(await readText(page, '/home/agent/NOTES.md'), '# Notes\n');
+    });
+
+    test('a malformed stream and a silent model are errors too', async () => {
+      model.script([{ malformed: true }]);
+      await send(page, 'Again.');
+      assert.match(await turnEnded(page), /malformed/);
+      await configure(page, { timeoutSeconds: 2 });
+      model.script([{ hang: true }]);
+      await send(page, 'And again.');
+      assert.match(await turnEnded(page), /no answer from the model for 2 s/);
+      await configure(page, { timeoutSeconds: 60 });
+    });
+
+    test('Stop ends a turn while a command runs', async () => {
+      model.script([{ toolCalls: [{ name: 'bash', args: { command: 'echo started; sleep 30; echo finished' } }] }]);
+      await send(page, 'Run the long thing.');
+      await page.waitForFunction(() => [...document.querySelectorAll('.step.running')].length === 1, { timeout: 20_000 });
+      await page.click('#stop');
+      assert.equal(await turnEnded(page, 20_000), 'Stopped.');
+      const shown = await turns(page);
+      const last = shown.at(-1);
+      assert.equal(last.status, 'stopped');
+      assert.equal(last.steps[0].state, 'stopped');
+      assert.doesNotMatch(last.steps[0].output, /finished/);
+    });
+
+    test('revert to before a turn restores the files and the conversation', async () => {
+      let shown = await turns(page);
+      const notesTurn = shown.find((t) => t.prompt === 'Add a NOTES.md.');
+      await page.click(`.turn[data-turn="${notesTurn.id}"] .revert`);
+      await page.waitForFunction((id) => !document.querySelector(`.turn[data-turn="${id}"]`), {}, notesTurn.id);
+      assert.equal(await readText(page, '/home/agent/NOTES.md'), null);
+      assert.equal(await readText(page, APP), 'total = sum(range(5))\nprint("total", total)\n');
+      shown = await turns(page);
+      assert.deepEqual(shown.map((t) => t.prompt), ['Write app.py that prints the total of 0..4, and run it.']);
+      assert.equal(await page.$eval('#prompt', (el) => el.value), 'Add a NOTES.md.');
+      await page.$eval('#prompt', (el) => (el.value = ''));
+      // The next request holds only what is left.
+      model.script([{ text: 'ok' }]);
+      const start = model.requests.length;
+      await send(page, 'What is there?');
+      assert.equal(await turnEnded(page), 'Done.');
+      const messages = model.requests[start].body.messages;
+      assert.ok(!JSON.stringify(messages).includes('NOTES.md'));
+      // Back to before the first turn: no app.py.
+      await page.click('.turn[data-turn="1"] .revert');
+      await page.waitForFunction(() => document.querySelectorAll('.turn').length === 0);
+      assert.equal(await readText(page, APP), null);
+    });
+
+    test('the editor opens a file from the tree, saves it, and shows the diff', async () => {
+      await page.evaluate(() => window.sandtab.sandbox.writeFile('/home/agent/hello.py', 'print("hi")\n'));
+      await page.click('#snapshot'); // any storage action refreshes the tree
+      await page.waitForSelector('#files li.file[data-path="/home/agent/hello.py"]');
+      await page.click('#files li.file[data-path="/home/agent/hello.py"] span');
+      await page.waitForFunction(() => document.querySelector('.editor-path').textContent === '/home/agent/hello.py');
+      assert.ok(await page.$eval('#editor-panel', (el) => !el.hidden));
+      await page.click('.editor-host .cm-content');
+      await page.keyboard.press('End');
+      await page.keyboard.type(' # edited');
+      await page.click('#editor-diff');
+      await page.waitForSelector('.editor-host .cm-changedLine, .editor-host .cm-deletedChunk');
+      await page.click('#editor-save');
+      await page.waitForFunction(() => document.querySelector('.editor-status').textContent.startsWith('Saved'));
+      assert.equal(await readText(page, '/home/agent/hello.py'), 'print("hi") # edited\n');
+    });
+
+    test('the preview shows the project page with its script, in a sandboxed frame', async () => {
+      await page.evaluate(async () => {
+        const box = window.sandtab.sandbox;
+        await box.writeFile('/home/agent/index.html', '<!doctype html><link rel="stylesheet" href="style.css"><h1 id="t">wait</h1><script src="app.js"></script>');
+        await box.writeFile('/home/agent/style.css', 'h1 { color: rgb(1, 2, 3); }');
+        await box.writeFile('/home/agent/app.js', 'document.getElementById("t").textContent = "from app.js";');
+      });
+      await page.click('#tab-preview');
+      const frame = await (await page.waitForSelector('#preview-panel iframe')).contentFrame();
+      await frame.waitForFunction(() => document.getElementById('t')?.textContent === 'from app.js', { timeout: 10_000 });
+      assert.equal(await frame.$eval('#t', (el) => getComputedStyle(el).color), 'rgb(1, 2, 3)');
+      // The frame is an opaque origin: no reach into the page.
+      assert.equal(await page.$eval('#preview-panel iframe', (el) => el.getAttribute('sandbox')), 'allow-scripts allow-forms allow-modals');
+      // A change to the files shows without a reload click.
+      await page.evaluate(() => window.sandtab.sandbox.writeFile('/home/agent/app.js', 'document.getElementById("t").textContent = "changed";'));
+      await page.click('#snapshot');
+      const again = await (await page.$('#preview-panel iframe')).contentFrame();
+      await again.waitForFunction(() => document.getElementById('t')?.textContent === 'changed', { timeout: 10_000 });
+      await page.click('#tab-terminal');
+    });
+
+    test('screenshots of the main screen in both themes', async () => {
+      model.script(PYTHON_SESSION);
+      await send(page, 'Write app.py that prints the total of 0..4, and run it.');
+      assert.equal(await turnEnded(page), 'Done.');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.setViewport({ width: 1400, height: 900 });
+      for (const theme of ['dark', 'light']) {
+        if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) await page.click('#theme');
+        await page.waitForFunction((t) => document.documentElement.dataset.theme === t, {}, theme);
+        await page.screenshot({ path: `${ARTIFACTS}agent-${name}-${theme}.png` });
+      }
+      const background = await page.$eval('#terminal .xterm-viewport', (el) => getComputedStyle(el).backgroundColor);
+      assert.equal(background, 'rgb(255, 255, 255)', 'the terminal follows the light theme');
+    });
+
+    test('no errors on the page', () => {
+      // The scripted HTTP 500 is logged by the browser as a failed load: that one is expected.
+      assert.deepEqual(errors.filter((e) => !/favicon|Failed to load resource.*500/.test(e)), []);
+    });
+  });
+}

@@ -1,0 +1,219 @@
+// The agent loop: one user turn is model call, tool calls, model call, ... until the
+// model answers without calling a tool. Every step is kept for the screen (command,
+// output, files changed), the files are snapshotted before the turn so it can be
+// undone, and the user's stop ends the turn at once while keeping the conversation
+// valid for the next one.
+
+import type { Sandbox } from 'sandtab';
+import { SandboxError } from 'sandtab';
+import { callModel, type ModelSettings } from './clients';
+import { argsAreValid, ModelError, type Message, type ToolCall } from './messages';
+import { changedFiles, scanFiles } from './files';
+
+export interface TextItem {
+  kind: 'text';
+  text: string;
+}
+
+export interface ToolStep {
+  kind: 'tool';
+  callId: string;
+  name: string;
+  args: Record<string, unknown>;
+  status: 'running' | 'ok' | 'error' | 'stopped';
+  /** What the tool gave back, as shown on the screen. */
+  output: string;
+  /** Whether the model was given a shortened output. */
+  truncated: boolean;
+  /** Files the step added (`+`), changed (`~`) or removed (`-`). */
+  filesChanged: string[];
+}
+
+export interface Turn {
+  id: number;
+  prompt: string;
+  /** The snapshot of the files taken just before the turn (for revert). */
+  snapshotId: number | null;
+  /** Where the turn's messages start in the conversation. */
+  messageStart: number;
+  started: number;
+  items: (TextItem | ToolStep)[];
+  status: 'running' | 'done' | 'stopped' | 'error';
+  error?: string;
+}
+
+export interface Conversation {
+  turns: Turn[];
+  messages: Message[];
+}
+
+/** Characters of a tool's output the model sees; longer outputs keep their start and end. */
+export const MODEL_OUTPUT_LIMIT = 12_000;
+/** Characters of a tool's output kept for the screen. */
+const SCREEN_OUTPUT_LIMIT = 100_000;
+/** Model calls in one turn before the agent stops by itself. */
+export const MAX_STEPS = 30;
+
+export const SYSTEM_PROMPT = `You are a coding agent working in sandtab, a sandbox that runs entirely in the user's browser tab.
+You have a bash-compatible shell with the usual commands (ls, cat, grep, sed, find, jq, diff, patch, tar, curl when allowed), python3 (CPython, standard library only) and qjs (QuickJS).
+Files persist; the working directory is /home/agent. Use the tools to inspect, write and run code; check your work by running it.
+An HTML app written to the project can be shown in the Preview panel. Network access is off unless the user granted origins.
+Keep answers short; say what you changed.`;
+
+/** Shortens `text` for the model, keeping its start and end around a marker. */
+export function truncateForModel(text: string, limit = MODEL_OUTPUT_LIMIT): { text: string; truncated: boolean } {
+  if (text.length <= limit) return { text, truncated: false };
+  const head = Math.floor(limit * 0.6);
+  const tail = limit - head;
+  const cut = text.length - head - tail;
+  return {
+    text: `${text.slice(0, head)}\n[... ${cut} characters cut from the middle of this output; use head, tail or grep to read parts of it ...]\n${text.slice(text.length - tail)}`,
+    truncated: true,
+  };
+}
+
+/** A tool's answer as text for the model and the screen. */
+function describeResult(name: string, result: unknown): { text: string; isError: boolean } {
+  if (name === 'bash' && result && typeof result === 'object') {
+    const { stdout, stderr, exit_code } = result as { stdout: string; stderr: string; exit_code: number };
+    let text = stdout;
+    if (stderr) text += `${text && !text.endsWith('\n') ? '\n' : ''}[stderr]\n${stderr}`;
+    text += `${text && !text.endsWith('\n') ? '\n' : ''}[exit code ${exit_code}]`;
+    return { text, isError: exit_code !== 0 };
+  }
+  if (name === 'read_file' && result && typeof result === 'object' && 'content' in result) {
+    return { text: String((result as { content: unknown }).content), isError: false };
+  }
+  return { text: typeof result === 'string' ? result : JSON.stringify(result, null, 1), isError: false };
+}
+
+async function runTool(sandbox: Sandbox, call: ToolCall): Promise<{ text: string; isError: boolean }> {
+  if (!argsAreValid(call)) {
+    return { text: `error: the arguments are not a JSON object: ${call.argsText.slice(0, 200)}`, isError: true };
+  }
+  try {
+    return describeResult(call.name, await sandbox.callTool(call.name, call.args));
+  } catch (err) {
+    const code = err instanceof SandboxError && err.code ? ` [${err.code}]` : '';
+    return { text: `error${code}: ${err instanceof Error ? err.message : String(err)}`, isError: true };
+  }
+}
+
+export interface TurnContext {
+  sandbox: Sandbox;
+  settings: ModelSettings;
+  conversation: Conversation;
+  signal: AbortSignal;
+  /** Called whenever the turn changed (text arrived, a step started or ended). */
+  onUpdate: (turn: Turn) => void;
+  /** Called after each model answer and tool result, to save the conversation. */
+  onCheckpoint: () => Promise<void>;
+}
+
+/** Runs one user turn to its end (done, stopped, or failed with the error on the turn). */
+export async function runTurn(context: TurnContext, prompt: string): Promise<Turn> {
+  const { sandbox, settings, conversation, signal } = context;
+  const turn: Turn = {
+    id: (conversation.turns.at(-1)?.id ?? 0) + 1,
+    prompt,
+    snapshotId: null,
+    messageStart: conversation.messages.length,
+    started: Date.now(),
+    items: [],
+    status: 'running',
+  };
+  conversation.turns.push(turn);
+  const update = () => context.onUpdate(turn);
+  // A stop while a command runs ends the command too.
+  const cancel = () => sandbox.cancel();
+  signal.addEventListener('abort', cancel);
+  try {
+    turn.snapshotId = (await sandbox.snapshot(`before turn ${turn.id}`)).id;
+    conversation.messages.push({ role: 'user', text: prompt });
+    update();
+    await context.onCheckpoint();
+    const provider = settings.provider;
+    for (let step = 0; ; step++) {
+      if (step >= MAX_STEPS) throw new ModelError(`stopped after ${MAX_STEPS} model calls in one turn`, 'stream');
+      const tools = await sandbox.toolDefinitions(provider);
+      let text: TextItem | null = null;
+      const reply = await callModel(settings, {
+        system: SYSTEM_PROMPT,
+        messages: conversation.messages,
+        tools,
+        signal,
+        onText: (delta) => {
+          if (!text) {
+            text = { kind: 'text', text: '' };
+            turn.items.push(text);
+          }
+          text.text += delta;
+          update();
+        },
+      });
+      conversation.messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls });
+      await context.onCheckpoint();
+      if (reply.toolCalls.length === 0) break;
+      for (const call of reply.toolCalls) {
+        const item: ToolStep = {
+          kind: 'tool',
+          callId: call.id,
+          name: call.name,
+          args: call.args,
+          status: 'running',
+          output: '',
+          truncated: false,
+          filesChanged: [],
+        };
+        turn.items.push(item);
+        update();
+        if (signal.aborted) {
+          item.status = 'stopped';
+          item.output = 'not run: stopped by the user';
+          conversation.messages.push({ role: 'tool', callId: call.id, name: call.name, content: item.output, isError: true });
+          continue;
+        }
+        const before = await scanFiles(sandbox);
+        const result = await runTool(sandbox, call);
+        item.filesChanged = changedFiles(before, await scanFiles(sandbox));
+        const forModel = truncateForModel(result.text);
+        item.output = result.text.length > SCREEN_OUTPUT_LIMIT ? `${result.text.slice(0, SCREEN_OUTPUT_LIMIT)}\n[...]` : result.text;
+        item.truncated = forModel.truncated;
+        item.status = signal.aborted ? 'stopped' : result.isError ? 'error' : 'ok';
+        conversation.messages.push({ role: 'tool', callId: call.id, name: call.name, content: forModel.text, isError: result.isError });
+        update();
+        await context.onCheckpoint();
+      }
+      if (signal.aborted) throw new ModelError('stopped', 'aborted');
+    }
+    turn.status = 'done';
+  } catch (err) {
+    if (err instanceof ModelError && err.kind === 'aborted') {
+      turn.status = 'stopped';
+    } else {
+      turn.status = 'error';
+      turn.error = err instanceof Error ? err.message : String(err);
+    }
+  } finally {
+    signal.removeEventListener('abort', cancel);
+  }
+  update();
+  await context.onCheckpoint();
+  return turn;
+}
+
+/** Undoes `turn` and every later one: their files (the snapshot taken before it) and
+ * their part of the conversation. */
+export async function revertTo(sandbox: Sandbox, conversation: Conversation, turnId: number): Promise<void> {
+  const index = conversation.turns.findIndex((turn) => turn.id === turnId);
+  if (index < 0) throw new Error(`no turn ${turnId}`);
+  const turn = conversation.turns[index]!;
+  if (turn.snapshotId === null) throw new Error(`turn ${turnId} has no snapshot to go back to`);
+  await sandbox.restore(turn.snapshotId);
+  conversation.messages.splice(turn.messageStart);
+  const removed = conversation.turns.splice(index);
+  // The undone turns' snapshots are not reachable any more: give their space back.
+  for (const gone of removed) {
+    if (gone.snapshotId !== null) await sandbox.deleteSnapshot(gone.snapshotId).catch(() => {});
+  }
+}

@@ -1,0 +1,143 @@
+// The preview: an HTML page of the project shown in a sandboxed frame (scripts run, but
+// in an opaque origin: no access to this page, its storage or the sandbox). The page's
+// local stylesheets, scripts and images are read from the sandbox's files and put into
+// the document itself, so no server or service worker is needed. It is rebuilt when the
+// files change while the preview is shown.
+
+import type { Sandbox } from 'sandtab';
+
+const DEFAULT_PAGE = '/home/agent/index.html';
+/** Images larger than this stay out of the inlined page. */
+const MAX_INLINE_BYTES = 4 << 20;
+
+const MIME: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  webp: 'image/webp',
+  ico: 'image/x-icon',
+};
+
+/** `ref` (as written in the page) resolved against the page's directory, if local. */
+function localPath(ref: string | null, dir: string): string | null {
+  if (!ref || /^[a-z][a-z0-9+.-]*:/i.test(ref) || ref.startsWith('//') || ref.startsWith('#')) return null;
+  const clean = ref.split(/[?#]/)[0]!;
+  const parts = (clean.startsWith('/') ? clean : `${dir}/${clean}`).split('/');
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return `/${out.join('/')}`;
+}
+
+function base64(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+/** The page at `path` with its local resources put inline. */
+export async function buildPreview(sandbox: Sandbox, path: string): Promise<{ html: string; missing: string[] }> {
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const dir = path.slice(0, path.lastIndexOf('/')) || '/';
+  const doc = new DOMParser().parseFromString(decode(await sandbox.readFile(path)), 'text/html');
+  const missing: string[] = [];
+  const read = async (ref: string | null): Promise<Uint8Array | null> => {
+    const file = localPath(ref, dir);
+    if (!file) return null;
+    try {
+      return await sandbox.readFile(file);
+    } catch {
+      missing.push(file);
+      return null;
+    }
+  };
+  for (const link of [...doc.querySelectorAll<HTMLLinkElement>('link[rel~="stylesheet"][href]')]) {
+    const bytes = await read(link.getAttribute('href'));
+    if (!bytes) continue;
+    const style = doc.createElement('style');
+    style.textContent = decode(bytes);
+    link.replaceWith(style);
+  }
+  for (const script of [...doc.querySelectorAll<HTMLScriptElement>('script[src]')]) {
+    const bytes = await read(script.getAttribute('src'));
+    if (!bytes) continue;
+    script.removeAttribute('src');
+    // `</script` inside the code would end the element early.
+    script.textContent = decode(bytes).replace(/<\/script/gi, '<\\/script');
+  }
+  for (const img of [...doc.querySelectorAll<HTMLImageElement>('img[src]')]) {
+    const ref = img.getAttribute('src');
+    const bytes = await read(ref);
+    if (!bytes || bytes.length > MAX_INLINE_BYTES) continue;
+    const ext = (localPath(ref, dir) ?? '').split('.').pop()!.toLowerCase();
+    img.setAttribute('src', `data:${MIME[ext] ?? 'application/octet-stream'};base64,${base64(bytes)}`);
+  }
+  return { html: `<!doctype html>\n${doc.documentElement.outerHTML}`, missing };
+}
+
+export class PreviewPanel {
+  readonly #frame: HTMLIFrameElement;
+  readonly #path: HTMLInputElement;
+  readonly #status: HTMLElement;
+  #visible = false;
+  #shown = '';
+
+  constructor(
+    readonly root: HTMLElement,
+    readonly sandbox: () => Sandbox | null,
+  ) {
+    this.#frame = root.querySelector('iframe')!;
+    this.#path = root.querySelector('#preview-path')!;
+    this.#status = root.querySelector('.preview-status')!;
+    this.#path.value = DEFAULT_PAGE;
+    root.querySelector('form')!.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.reload(true);
+    });
+  }
+
+  /** Rebuilds the page; `force` redraws it even if nothing changed. */
+  async reload(force = false): Promise<void> {
+    const sandbox = this.sandbox();
+    if (!sandbox) return;
+    const path = this.#path.value.trim() || DEFAULT_PAGE;
+    try {
+      const { html, missing } = await buildPreview(sandbox, path);
+      this.#status.textContent = missing.length > 0 ? `Not found: ${missing.join(', ')}` : `Showing ${path}`;
+      this.#status.classList.toggle('error', missing.length > 0);
+      if (force || html !== this.#shown) {
+        this.#shown = html;
+        this.#frame.srcdoc = html;
+      }
+    } catch {
+      this.#shown = '';
+      this.#frame.srcdoc = '';
+      this.#status.textContent = `No page at ${path}: ask the agent to write one, or name another file.`;
+      this.#status.classList.add('error');
+    }
+  }
+
+  show(): void {
+    this.#visible = true;
+    void this.reload();
+  }
+
+  hide(): void {
+    this.#visible = false;
+  }
+
+  filesChanged(): void {
+    if (this.#visible && !this.root.hidden) void this.reload();
+  }
+
+  projectChanged(): void {
+    this.#shown = '';
+    this.#frame.srcdoc = '';
+    if (this.#visible && !this.root.hidden) void this.reload();
+  }
+}
