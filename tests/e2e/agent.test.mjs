@@ -131,6 +131,7 @@ for (const name of browserNames) {
     test('OpenAI format: the model writes Python, sees the error, fixes it, runs it again', async () => {
       await configure(page, { provider: 'openai', endpoint: `${model.url}/v1`, model: 'scripted-gpt', apiKey: 'sk-test-key', allowedOrigins: '' });
       model.script(PYTHON_SESSION);
+      await page.$eval('#prompt', (el) => (el.value = ''));
       await send(page, 'Write app.py that prints the total of 0..4, and run it.');
       assert.equal(await turnEnded(page), 'Done.');
       assert.equal(model.pending(), 0);
@@ -293,6 +294,10 @@ for (const name of browserNames) {
       await page.waitForFunction(() => document.querySelector('.editor-path').textContent === '/home/agent/hello.py');
       assert.ok(await page.$eval('#editor-panel', (el) => !el.hidden));
       await page.click('.editor-host .cm-content');
+      // To the end of the first line, wherever the click put the cursor.
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Home');
+      await page.keyboard.up('Control');
       await page.keyboard.press('End');
       await page.keyboard.type(' # edited');
       await page.click('#editor-diff');
@@ -325,6 +330,7 @@ for (const name of browserNames) {
 
     test('screenshots of the main screen in both themes', async () => {
       model.script(PYTHON_SESSION);
+      await page.$eval('#prompt', (el) => (el.value = ''));
       await send(page, 'Write app.py that prints the total of 0..4, and run it.');
       assert.equal(await turnEnded(page), 'Done.');
       mkdirSync(ARTIFACTS, { recursive: true });
@@ -334,7 +340,7 @@ for (const name of browserNames) {
         await page.waitForFunction((t) => document.documentElement.dataset.theme === t, {}, theme);
         await page.screenshot({ path: `${ARTIFACTS}agent-${name}-${theme}.png` });
       }
-      const background = await page.$eval('#terminal .xterm-viewport', (el) => getComputedStyle(el).backgroundColor);
+      const background = await page.$eval('#terminal .xterm-scrollable-element', (el) => getComputedStyle(el).backgroundColor);
       assert.equal(background, 'rgb(255, 255, 255)', 'the terminal follows the light theme');
     });
 
