@@ -17,7 +17,7 @@ const rootPackage = JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(requi
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 const APP_HTML = `<!doctype html>
-<html><head><meta charset="utf-8"><title>app</title></head>
+<html><head><meta charset="utf-8"><title>app</title><link rel="icon" href="data:,"></head>
 <body><pre id="out">starting</pre><sandtab-terminal id="term" style="height:300px"></sandtab-terminal>
 <script type="module" src="/main.ts"></script></body></html>
 `;
