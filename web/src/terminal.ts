@@ -66,6 +66,12 @@ export class SandtabTerminal extends HTMLElement {
   #endsWithNewline = true;
   #ready: Promise<void> | null = null;
   #resizeObserver: ResizeObserver | null = null;
+  #escaped = false;
+
+  /** The element's API version: attribute `theme`; properties `sandbox`, `ready`,
+   * `running`, `selection`, `size`; methods `run`, `focus`, `copySelection`, `paste`;
+   * event `command-end`. Raised when any of these changes incompatibly. */
+  static readonly apiVersion = 1;
 
   /** The sandbox the terminal runs commands in. Set it before the element is connected
    * to share one with the page; otherwise the terminal creates its own. */
@@ -115,6 +121,7 @@ export class SandtabTerminal extends HTMLElement {
     this.#resizeObserver = new ResizeObserver(refit);
     this.#resizeObserver.observe(this);
     refit();
+    term.attachCustomKeyEventHandler((event) => this.#shortcut(event));
     term.onData((data) => this.#input(data));
     this.#ready = this.#start();
   }
@@ -124,6 +131,56 @@ export class SandtabTerminal extends HTMLElement {
     this.#resizeObserver = null;
     this.#term?.dispose();
     this.#term = null;
+  }
+
+  /** The selected text ('' when nothing is selected). */
+  get selection(): string {
+    return this.#term?.getSelection() ?? '';
+  }
+
+  /** Copies the selection to the clipboard; resolves to whether there was one. */
+  async copySelection(): Promise<boolean> {
+    const text = this.selection;
+    if (!text) return false;
+    await navigator.clipboard.writeText(text);
+    return true;
+  }
+
+  /** Types `text` as if pasted (each line ends with Enter runs). */
+  paste(text: string): void {
+    this.#term?.paste(text);
+  }
+
+  /** The terminal's size in character cells (it follows the element's size). */
+  get size(): { cols: number; rows: number } {
+    return { cols: this.#term?.cols ?? 0, rows: this.#term?.rows ?? 0 };
+  }
+
+  // Keys the terminal answers itself, before xterm.js turns them into input. Returning
+  // false leaves the key to the browser (its copy, paste or focus move).
+  #shortcut(event: KeyboardEvent): boolean {
+    if (event.type !== 'keydown') return true;
+    const key = event.key.toLowerCase();
+    const mod = event.ctrlKey || event.metaKey;
+    // Escape, then Tab (or Shift+Tab), moves the focus out: the way out for keyboard-only
+    // use, since Tab itself belongs to the shell.
+    if (event.key === 'Tab' && this.#escaped) {
+      this.#escaped = false;
+      return false;
+    }
+    this.#escaped = event.key === 'Escape';
+    // Copy: Ctrl+Shift+C, Cmd+C, or Ctrl+C while text is selected (otherwise Ctrl+C
+    // stops the command, as in every terminal).
+    if (mod && key === 'c' && (event.shiftKey || event.metaKey || this.selection)) {
+      event.preventDefault();
+      void this.copySelection()
+        .then(() => this.#term?.clearSelection())
+        .catch(() => {});
+      return false;
+    }
+    // Paste: Ctrl+Shift+V, Cmd+V, Ctrl+V: the browser's paste event, which xterm.js reads.
+    if (mod && key === 'v') return false;
+    return true;
   }
 
   /** Focuses the terminal for typing. */
