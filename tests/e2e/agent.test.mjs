@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { serve } from '../../scripts/serve.mjs';
 import { startModelServer } from './servers/model.mjs';
+import { startServer } from './servers/http.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
 import { DEMO_ROOT } from './screen.mjs';
 
@@ -92,12 +93,20 @@ for (const name of browserNames) {
     let browser;
     let page;
     let errors;
+    let api;
+    const origins = new Set();
 
     before(async () => {
       site = await serve(DEMO_ROOT);
       model = await startModelServer();
+      api = await startServer('127.0.0.1', { '/data': () => ({ body: 'data from the api\n' }) });
       browser = await launch(name);
       ({ page, errors } = await openPage(browser, `${site.url}?sandbox=agent-${Date.now()}`));
+      // Every request the page makes, by origin: the site, the model, and what the user granted.
+      page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.protocol.startsWith('http')) origins.add(url.origin);
+      });
       await page.waitForFunction(() => window.sandtab?.sandbox !== undefined && document.querySelector('#terminal'), { timeout: 30_000 });
       // Revert asks first; the test answers for the user.
       await page.evaluate(() => (document.body.dataset.confirm = 'off'));
@@ -106,6 +115,7 @@ for (const name of browserNames) {
     after(async () => {
       await browser?.close();
       await model?.close();
+      await api?.close();
       await site?.close();
     });
 
@@ -326,6 +336,81 @@ for (const name of browserNames) {
       const again = await (await page.$('#preview-panel iframe')).contentFrame();
       await again.waitForFunction(() => document.getElementById('t')?.textContent === 'changed', { timeout: 10_000 });
       await page.click('#tab-terminal');
+    });
+
+    test('a long output reaches the model cut around a marker, and the screen says so', async () => {
+      await configure(page, { provider: 'openai', endpoint: `${model.url}/v1`, model: 'scripted-gpt' });
+      model.script([{ toolCalls: [{ name: 'bash', args: { command: 'seq 1 30000' } }] }, { text: 'Long.' }]);
+      const start = model.requests.length;
+      await send(page, 'Count a lot.');
+      assert.equal(await turnEnded(page), 'Done.');
+      const result = model.requests[start + 1].body.messages.at(-1);
+      assert.equal(result.role, 'tool');
+      assert.ok(result.content.length < 12_500, `${result.content.length} characters`);
+      assert.match(result.content, /^1\n2\n3\n/);
+      assert.match(result.content, /\[\.\.\. \d+ characters cut from the middle of this output; use head, tail or grep to read parts of it \.\.\.\]/);
+      assert.match(result.content, /29999\n30000\n\[exit code 0\]$/);
+      const note = await page.$$eval('.turn:last-child .step .note', (els) => els.map((el) => el.textContent));
+      assert.deepEqual(note, ['The model was given this output shortened (start and end).']);
+    });
+
+    test('network is off until an origin is granted in Settings, then only that origin', async () => {
+      const curl = `curl -s ${api.origin}/data`;
+      model.script([{ toolCalls: [{ name: 'bash', args: { command: curl } }] }, { text: 'Refused.' }]);
+      let start = model.requests.length;
+      await send(page, 'Fetch the data.');
+      assert.equal(await turnEnded(page), 'Done.');
+      let shown = (await turns(page)).at(-1);
+      assert.equal(shown.steps[0].state, 'error');
+      assert.match(shown.steps[0].output, /CAP_NET/);
+      assert.ok(!model.requests[start].body.tools.some((t) => t.function.name === 'fetch'));
+      assert.equal(api.requests.length, 0, 'nothing reached the api');
+
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await configure(page, { allowedOrigins: api.origin });
+      await page.waitForFunction(() => window.sandtab.sandbox !== window.before && document.querySelector('#terminal'), { timeout: 30_000 });
+      model.script([
+        { toolCalls: [{ name: 'bash', args: { command: curl } }, { name: 'fetch', args: { url: `${api.origin}/data` } }] },
+        { text: 'Fetched.' },
+      ]);
+      start = model.requests.length;
+      await send(page, 'Fetch the data again.');
+      assert.equal(await turnEnded(page), 'Done.');
+      shown = (await turns(page)).at(-1);
+      assert.deepEqual(shown.steps.map((s) => s.state), ['ok', 'ok']);
+      assert.match(shown.steps[0].output, /^data from the api\n/);
+      assert.match(shown.steps[1].output, /data from the api/);
+      assert.ok(model.requests[start].body.tools.some((t) => t.function.name === 'fetch'));
+      // Two GETs (a browser may add a CORS preflight of its own).
+      assert.deepEqual(api.requests.filter((r) => r.method !== 'OPTIONS').map((r) => `${r.method} ${r.path}`), ['GET /data', 'GET /data']);
+
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await configure(page, { allowedOrigins: '' });
+      await page.waitForFunction(() => window.sandtab.sandbox !== window.before && document.querySelector('#terminal'), { timeout: 30_000 });
+      assert.equal(await page.evaluate(async (c) => (await window.sandtab.sandbox.exec(c)).exitCode, curl), 126);
+    });
+
+    test('projects: a new one starts empty; switching back restores the other', async () => {
+      const first = await page.evaluate(() => window.sandtab.project);
+      const firstTurns = (await turns(page)).length;
+      const answer = (dialog) => void dialog.accept('Second project');
+      page.once('dialog', answer);
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await page.click('#project-new');
+      await page.waitForFunction(() => window.sandtab.sandbox !== window.before && window.sandtab.project.name === 'Second project', { timeout: 30_000 });
+      await page.waitForFunction(() => document.querySelectorAll('.turn').length === 0);
+      assert.equal(await readText(page, APP), null);
+      assert.deepEqual(await page.$$eval('#project option', (os) => os.map((o) => o.textContent).slice(-2)), [first.name, 'Second project']);
+      // Back to the first.
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await page.select('#project', first.id);
+      await page.waitForFunction((id) => window.sandtab.sandbox !== window.before && window.sandtab.project.id === id, { timeout: 30_000 }, first.id);
+      await page.waitForFunction((n) => document.querySelectorAll('.turn').length === n, {}, firstTurns);
+      assert.equal(await readText(page, '/home/agent/hello.py'), 'print("hi") # edited\n');
+    });
+
+    test('the page reached only itself, the model and the granted origin', () => {
+      assert.deepEqual([...origins].sort(), [site.url.replace(/\/$/, ''), model.url, api.origin].sort());
     });
 
     test('screenshots of the main screen in both themes', async () => {

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
@@ -13,6 +13,15 @@ import { browserNames, launch, openPage } from './browsers.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const rootPackage = JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: ROOT, encoding: 'utf8' }));
+
+/** The package README's "plain HTML page" example, exactly as printed there. */
+function readmeExample() {
+  const readme = readFileSync(join(ROOT, 'web/README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### A plain HTML page'));
+  const match = section.match(/```html\n([\s\S]*?)```/);
+  assert.ok(match, 'the README has the plain HTML example');
+  return match[1];
+}
 
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -41,6 +50,7 @@ describe('npm package in a fresh Vite app', () => {
   let dir;
   let dist;
   let site;
+  let plain;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sandtab-vite-'));
@@ -69,11 +79,15 @@ describe('npm package in a fresh Vite app', () => {
     );
     run(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], app);
     dist = join(app, 'dist');
+    // Beside the built app: the README's plain page, served with node_modules.
+    writeFileSync(join(app, 'plain.html'), readmeExample().replace('<title>', '<link rel="icon" href="data:,"><title>'));
     site = await serve(dist);
+    plain = await serve(app);
   });
 
   after(async () => {
     await site?.close();
+    await plain?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -96,6 +110,18 @@ describe('npm package in a fresh Vite app', () => {
         const { page, errors } = await openPage(browser, site.url);
         await page.waitForFunction(() => document.getElementById('out').textContent !== 'starting', { timeout: 60_000 });
         assert.equal(await page.$eval('#out', (el) => el.textContent), 'PACKED 42 0 kept');
+        await page.waitForFunction(() => document.querySelector('#term .xterm-rows')?.textContent.includes('agent@sandtab'), { timeout: 60_000 });
+        assert.deepEqual(errors, []);
+      } finally {
+        await browser.close();
+      }
+    });
+
+    test(`the README's plain HTML page works with no build step in ${name}`, async () => {
+      const browser = await launch(name);
+      try {
+        const { page, errors } = await openPage(browser, `${plain.url}plain.html`);
+        await page.waitForFunction(() => document.getElementById('out').textContent.includes('total'), { timeout: 60_000 });
         await page.waitForFunction(() => document.querySelector('#term .xterm-rows')?.textContent.includes('agent@sandtab'), { timeout: 60_000 });
         assert.deepEqual(errors, []);
       } finally {

@@ -136,6 +136,18 @@ async fn files_are_listed_for_the_files_panel() {
         })
         .collect();
     assert_eq!(described, ["f.txt file 4", "sub dir 0"]);
+    // `modified` (ms since the epoch) moves when the contents change: the agent's page
+    // tells the files a step changed by it.
+    let modified = |listing: &Array| {
+        Reflect::get(&listing.get(0), &"modified".into())
+            .unwrap()
+            .as_f64()
+            .unwrap()
+    };
+    let before = modified(&listing);
+    assert!(before > 1.6e12, "{before}");
+    exec(&sandbox, "sleep 0.01; echo more >> /w/f.txt", None).await;
+    assert!(modified(&sandbox.list_dir("/w").unwrap()) > before);
     assert!(sandbox.list_dir("/nope").is_err());
 }
 
