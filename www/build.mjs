@@ -3,7 +3,7 @@
 // the page bundle, and the worker finds the wasm beside itself). Copy dist/ to any static
 // host: no special headers are needed.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 
 const here = (path) => new URL(path, import.meta.url).pathname;
@@ -33,4 +33,15 @@ await build({
 await build({ ...common, entryPoints: [here('../web/dist/worker.js')], outfile: `${dist}worker.js` });
 copyFileSync(here('../web/pkg/sandtab_web_bg.wasm'), `${dist}sandtab_web_bg.wasm`);
 for (const file of ['index.html', 'style.css']) copyFileSync(here(`./${file}`), `${dist}${file}`);
+
+// The service worker keeps these for offline use (the guest programs are kept by the
+// package itself, in Cache Storage, when first installed). Its cache is named after a
+// hash of them, so a new build replaces the old copies.
+const kept = ['./', 'index.html', 'main.js', 'style.css', 'worker.js', 'sandtab_web_bg.wasm'];
+const buildId = createHash('sha256');
+for (const file of kept.slice(1)) buildId.update(readFileSync(`${dist}${file}`));
+const worker = readFileSync(here('./sw.js'), 'utf8')
+  .replace("'__BUILD__'", JSON.stringify(buildId.digest('hex').slice(0, 16)))
+  .replace('__FILES__', JSON.stringify(kept));
+writeFileSync(`${dist}sw.js`, worker);
 console.log(`www: built ${dist}`);

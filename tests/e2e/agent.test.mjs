@@ -424,6 +424,18 @@ for (const name of browserNames) {
         if ((await page.evaluate(() => document.documentElement.dataset.theme)) !== theme) await page.click('#theme');
         await page.waitForFunction((t) => document.documentElement.dataset.theme === t, {}, theme);
         await page.screenshot({ path: `${ARTIFACTS}agent-${name}-${theme}.png` });
+        // The other screens: the editor on the agent's file, the preview, the settings.
+        await page.click('#files li.file[data-path="/home/agent/app.py"] span');
+        await page.waitForFunction(() => document.querySelector('.editor-path').textContent === '/home/agent/app.py');
+        await page.screenshot({ path: `${ARTIFACTS}agent-${name}-${theme}-editor.png` });
+        await page.click('#tab-preview');
+        await page.waitForFunction(() => document.querySelector('.preview-status').textContent.startsWith('Showing'));
+        await page.screenshot({ path: `${ARTIFACTS}agent-${name}-${theme}-preview.png` });
+        await page.click('#tab-terminal');
+        await page.click('#settings');
+        await page.waitForSelector('#settings-dialog[open]');
+        await page.screenshot({ path: `${ARTIFACTS}agent-${name}-${theme}-settings.png` });
+        await page.click('#settings-cancel');
       }
       const background = await page.$eval('#terminal .xterm-scrollable-element', (el) => getComputedStyle(el).backgroundColor);
       assert.equal(background, 'rgb(255, 255, 255)', 'the terminal follows the light theme');

@@ -131,6 +131,33 @@ for (const name of browserNames) {
       await page.waitForFunction((old) => document.getElementById('terminal').size.rows === old.rows, {}, first);
     });
 
+    test('a line longer than the terminal is wide wraps and edits cleanly', async () => {
+      await page.$eval('#terminal', (el) => (el.style.width = '360px'));
+      await page.waitForFunction(() => document.getElementById('terminal').size.cols < 45);
+      const cols = await page.$eval('#terminal', (el) => el.size.cols);
+      await page.focus('#terminal .xterm-helper-textarea');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('KeyL');
+      await page.keyboard.up('Control');
+      await waitForScreen(page, (r) => promptCount(r) === 1, 'a clear screen');
+      const word = 'w'.repeat(cols * 2);
+      await page.keyboard.type(`echo ${word} > /tmp/wrap`);
+      // Into the first row for one edit, then back across a wrap for another.
+      await page.keyboard.press('Home');
+      for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+      await page.keyboard.type('Y');
+      await page.keyboard.press('End');
+      for (let i = 0; i < cols + ' > /tmp/wrap'.length; i++) await page.keyboard.press('ArrowLeft');
+      await page.keyboard.type('Z');
+      // Redraws left exactly one prompt on the screen.
+      assert.equal(promptCount(await screen(page)), 1, (await screen(page)).join('\n'));
+      await page.keyboard.press('Enter');
+      await waitForScreen(page, (r) => promptCount(r) === 2, 'the wrapped command');
+      const written = await page.evaluate(async () => new TextDecoder().decode(await window.sandtab.sandbox.readFile('/tmp/wrap')));
+      assert.equal(written, `Y${word.slice(0, word.length - cols)}Z${word.slice(word.length - cols)}\n`);
+      await page.$eval('#terminal', (el) => el.removeAttribute('style'));
+    });
+
     test('nothing was logged as an error', () => {
       assert.deepEqual(errors, []);
     });

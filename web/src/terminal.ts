@@ -10,6 +10,8 @@ import { XTERM_CSS } from './xterm-css.js';
 import type { SaveError } from './types.js';
 
 const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
+/** Cells the prompt takes on the screen (without its colour codes). */
+const PROMPT_WIDTH = 'agent@sandtab:$ '.length;
 
 /** Fired after each command with `{ command, exitCode }`. */
 export interface CommandEndDetail {
@@ -67,6 +69,9 @@ export class SandtabTerminal extends HTMLElement {
   #ready: Promise<void> | null = null;
   #resizeObserver: ResizeObserver | null = null;
   #escaped = false;
+  /** Rows from the prompt's row down to the cursor, and to the input's last row. */
+  #inputRow = 0;
+  #inputEndRow = 0;
 
   /** The element's API version: attribute `theme`; properties `sandbox`, `ready`,
    * `running`, `selection`, `size`; methods `run`, `focus`, `copySelection`, `paste`;
@@ -238,7 +243,9 @@ export class SandtabTerminal extends HTMLElement {
         this.#redraw();
         return;
       case 'submit':
-        term.write('\r\n');
+        // From wherever the cursor is in a wrapped line, to below its end.
+        term.write(this.#toInputEnd() + '\r\n');
+        this.#inputRow = this.#inputEndRow = 0;
         if (result.line.trim() === '') {
           term.write(PROMPT);
           return;
@@ -246,10 +253,12 @@ export class SandtabTerminal extends HTMLElement {
         void this.#execute(result.line);
         return;
       case 'interrupt':
-        term.write('^C\r\n' + PROMPT);
+        term.write(this.#toInputEnd() + '^C\r\n' + PROMPT);
+        this.#inputRow = this.#inputEndRow = 0;
         return;
       case 'clear':
         term.clear();
+        this.#inputRow = this.#inputEndRow = 0;
         this.#redraw();
         return;
       case 'none':
@@ -257,10 +266,36 @@ export class SandtabTerminal extends HTMLElement {
     }
   }
 
+  /** The escape codes that move the cursor down to the input's last row. */
+  #toInputEnd(): string {
+    const down = this.#inputEndRow - this.#inputRow;
+    return down > 0 ? `\x1b[${down}B` : '';
+  }
+
+  // Redraws the prompt and the line, which may wrap over several rows: back up to the
+  // prompt's row, clear to the end of the screen, write it all, then put the cursor on
+  // its cell. After exactly `cols` cells the cursor waits at the row's last cell (the
+  // next character wraps), which `rowOf` counts as that row.
   #redraw(): void {
+    const term = this.#term;
+    if (!term) return;
     const { line, cursor } = this.#editor;
-    const back = line.length - cursor;
-    this.#term?.write('\r' + PROMPT + line + '\x1b[K' + (back > 0 ? `\x1b[${back}D` : ''));
+    const cols = Math.max(1, term.cols);
+    const rowOf = (cells: number) => (cells > 0 && cells % cols === 0 ? cells / cols - 1 : Math.floor(cells / cols));
+    const end = PROMPT_WIDTH + line.length;
+    const at = PROMPT_WIDTH + cursor;
+    const up = this.#inputRow > 0 ? `\x1b[${this.#inputRow}A` : '';
+    let row = rowOf(end);
+    this.#inputEndRow = row;
+    let place = '';
+    if (at < end) {
+      const target = Math.floor(at / cols);
+      if (row > target) place += `\x1b[${row - target}A`;
+      place += `\x1b[${(at % cols) + 1}G`;
+      row = target;
+    }
+    this.#inputRow = row;
+    term.write(`${up}\r\x1b[J${PROMPT}${line}${place}`);
   }
 
   async #execute(line: string): Promise<number> {

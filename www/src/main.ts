@@ -313,7 +313,17 @@ function wireTabs(): void {
   });
 }
 
+/** Offline use: the service worker keeps the site's files (see sw.js). A browser that
+ * refuses it (private windows, say) still runs the agent, online only. */
+function registerServiceWorker(): void {
+  if (!('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.register('sw.js').catch((err: unknown) => {
+    console.warn(`sandtab: offline use is not available: ${err instanceof Error ? err.message : String(err)}`);
+  });
+}
+
 async function main(): Promise<void> {
+  registerServiceWorker();
   wireTheme();
   wireProjects();
   wireSettings();
