@@ -272,6 +272,16 @@ for (const name of browserNames) {
       assert.doesNotMatch(last.steps[0].output, /finished/);
     });
 
+    test('Stop ends a turn while the agent waits for the user in the ui frame', async () => {
+      model.script([{ toolCalls: [{ name: 'ui', args: { html: '<button>pick me</button>' } }] }]);
+      await send(page, 'Ask me something.');
+      await page.waitForFunction(() => document.querySelector('.step.running[data-tool="ui"]') && document.querySelector('#ui-panel iframe'), { timeout: 20_000 });
+      await page.click('#stop');
+      // The ui wait gives up at once (its own timeout is 300 s).
+      assert.equal(await turnEnded(page, 10_000), 'Stopped.');
+      assert.equal((await turns(page)).at(-1).steps[0].state, 'stopped');
+    });
+
     test('revert to before a turn restores the files and the conversation', async () => {
       let shown = await turns(page);
       const notesTurn = shown.find((t) => t.prompt === 'Add a NOTES.md.');

@@ -299,10 +299,11 @@ export class Sandbox {
     return (await this.#query('auditLog')) as string;
   }
 
-  /** Stops the running command (it ends with exit status 130). Files and the session
-   * survive; the sandbox stays usable. */
+  /** Stops the running command (it ends with exit status 130), and ends a pending `ui`
+   * wait with no event. Files and the session survive; the sandbox stays usable. */
   cancel(): void {
     if (this.#dead === null) this.#worker.postMessage({ type: 'cancel' } satisfies Request);
+    this.#ui.stopWaiting();
   }
 
   /** The entries of a directory, sorted by name (answered even while a command runs). */

@@ -111,6 +111,11 @@ export class UiFrame {
     });
   }
 
+  /** Ends a pending wait with no event (the user stopped the command or the turn). */
+  stopWaiting(): void {
+    this.#waiter?.(null);
+  }
+
   close(): void {
     window.removeEventListener('message', this.#onMessage);
     this.#frame?.remove();

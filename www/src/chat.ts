@@ -5,7 +5,8 @@
 import type { Conversation, ToolStep, Turn } from './agent/loop';
 
 export interface ChatActions {
-  send: (prompt: string) => void;
+  /** Starts a turn; false when it cannot start now (the text stays in the box). */
+  send: (prompt: string) => boolean;
   stop: () => void;
   revert: (turnId: number) => void;
 }
@@ -119,8 +120,7 @@ export class ChatPanel {
   #submit(): void {
     const text = this.#prompt.value.trim();
     if (!text || this.#running) return;
-    this.#prompt.value = '';
-    this.actions.send(text);
+    if (this.actions.send(text)) this.#prompt.value = '';
   }
 
   setRunning(running: boolean): void {

@@ -46,7 +46,7 @@ let persisted: boolean | null = null;
 const programStates = new Map<string, string>();
 
 const chat = new ChatPanel(document.getElementById('chat-panel')!, {
-  send: (prompt) => void sendPrompt(prompt),
+  send: (prompt) => startTurn(prompt),
   stop: () => turnStop?.abort(),
   revert: (turnId) => void revert(turnId),
 });
@@ -104,8 +104,6 @@ async function openProject(project: Project): Promise<void> {
     capabilities: capabilities(),
     ui: () => document.getElementById('ui-panel'),
   });
-  // For tests and the console: the page's sandbox and the API.
-  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
   // One sandbox for the terminal, the agent and the panels: create the element only now,
   // so it does not start a sandbox of its own.
   const terminal = document.createElement('sandtab-terminal') as SandtabTerminal;
@@ -120,6 +118,8 @@ async function openProject(project: Project): Promise<void> {
   document.getElementById('terminal-panel')!.append(terminal);
   const conversation = await loadConversation(project.id);
   current = { project, sandbox, terminal, conversation };
+  // For tests and the console: the page's sandbox and the API, once the project is open.
+  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
   await setActiveProject(project.id);
   await renderProjects();
   chat.setRunning(false);
@@ -150,14 +150,24 @@ async function save(): Promise<void> {
   if (open) await saveConversation(open.project.id, open.conversation);
 }
 
-async function sendPrompt(prompt: string): Promise<void> {
+/** Starts a turn if one can start now; otherwise says why (the prompt stays). */
+function startTurn(prompt: string): boolean {
   const open = current;
-  if (!open || turnStop) return;
+  if (!open) {
+    chat.status('The project is still opening: send again in a moment.', true);
+    return false;
+  }
+  if (turnStop) return false;
   const problem = validateSettings(settings);
   if (problem) {
     chat.status(`${problem} Open Settings to set the model.`, true);
-    return;
+    return false;
   }
+  void runAgentTurn(open, prompt);
+  return true;
+}
+
+async function runAgentTurn(open: Open, prompt: string): Promise<void> {
   turnStop = new AbortController();
   chat.setRunning(true);
   chat.status('The agent is working…');
