@@ -55,7 +55,7 @@ function turns(page) {
       id: Number(turn.dataset.turn),
       status: turn.className.replace('turn ', ''),
       prompt: turn.querySelector('.prompt').textContent,
-      answers: [...turn.querySelectorAll('.answer')].map((el) => el.textContent),
+      answers: [...turn.querySelectorAll('.answer')].map((el) => el.textContent.trim()),
       error: turn.querySelector('.turn-error')?.textContent ?? null,
       steps: [...turn.querySelectorAll('.step')].map((step) => ({
         gist: step.querySelector('.gist').textContent,
@@ -280,6 +280,38 @@ for (const name of browserNames) {
       // The ui wait gives up at once (its own timeout is 300 s).
       assert.equal(await turnEnded(page, 10_000), 'Stopped.');
       assert.equal((await turns(page)).at(-1).steps[0].state, 'stopped');
+    });
+
+    test('answers are formatted Markdown, and cannot load anything or run script', async () => {
+      const leak = `${api.origin}/leak.png`;
+      model.script([
+        {
+          text: `**Bold** and \`code\`:\n\n\`\`\`py\nprint(1)\n\`\`\`\n\n![x](${leak}) <img src="${leak}" onerror="window.pwned = 1"> <script>window.pwned = 2</script> [docs](https://example.org/docs) [bad](javascript:window.pwned=3)`,
+        },
+      ]);
+      await send(page, 'Format something.');
+      assert.equal(await turnEnded(page), 'Done.');
+      const answer = await page.$eval('.turn:last-child .answer', (el) => ({
+        strong: el.querySelector('strong')?.textContent,
+        code: el.querySelector('p code')?.textContent,
+        block: el.querySelector('pre code')?.textContent,
+        images: el.querySelectorAll('img').length,
+        scripts: el.querySelectorAll('script').length,
+        links: [...el.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]),
+      }));
+      assert.deepEqual(answer, {
+        strong: 'Bold',
+        code: 'code',
+        block: 'print(1)\n',
+        images: 0,
+        scripts: 0,
+        links: [
+          ['docs', 'https://example.org/docs', '_blank', 'noopener noreferrer'],
+          ['bad', null, null, null],
+        ],
+      });
+      assert.equal(await page.evaluate(() => window.pwned), undefined);
+      assert.ok(!api.requests.some((r) => r.path === '/leak.png'), 'the image was never requested');
     });
 
     test('revert to before a turn restores the files and the conversation', async () => {

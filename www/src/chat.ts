@@ -3,6 +3,7 @@
 // turn runs, and "revert" on every turn to go back to the files from before it.
 
 import type { Conversation, ToolStep, Turn } from './agent/loop';
+import { markdownToHtml } from './markdown';
 
 export interface ChatActions {
   /** Starts a turn; false when it cannot start now (the text stays in the box). */
@@ -77,7 +78,13 @@ function renderTurn(turn: Turn, running: boolean, actions: ChatActions): HTMLEle
   }
   article.append(head);
   for (const item of turn.items) {
-    article.append(item.kind === 'text' ? element('div', 'answer', item.text) : renderStep(item));
+    if (item.kind === 'text') {
+      const answer = element('div', 'answer');
+      answer.innerHTML = markdownToHtml(item.text);
+      article.append(answer);
+    } else {
+      article.append(renderStep(item));
+    }
   }
   if (turn.status === 'running') article.append(element('p', 'working', 'Working…'));
   if (turn.status === 'stopped') article.append(element('p', 'turn-note', turn.error ? `Stopped: ${turn.error}.` : 'Stopped by you.'));
