@@ -90,6 +90,22 @@ for (const name of browserNames) {
       assert.equal(await page.evaluate(() => document.querySelectorAll('#test-ui iframe').length), 0);
     });
 
+    // Without the cancel reaching the wait, this would take the wait's full 120 s.
+    test('cancel ends a ui wait at once, and the command with it', { timeout: 60_000 }, async () => {
+      const out = await page.evaluate(async () => {
+        await window.uibox.writeFile('/home/agent/wait.html', '<p>waiting</p>');
+        const running = window.uibox.exec('ui show wait.html --wait --timeout 120; echo "after $?"');
+        await new Promise((r) => setTimeout(r, 500));
+        window.uibox.cancel();
+        const r = await running;
+        await window.uibox.exec('ui close');
+        return { stdout: r.stdout, exitCode: r.exitCode };
+      });
+      // Stopped well before the 120 s timeout, as Ctrl-C stops any command.
+      assert.equal(out.exitCode, 130, JSON.stringify(out));
+      assert.doesNotMatch(out.stdout, /after/);
+    });
+
     test('without the grant the ui door is shut', async () => {
       const out = await exec('noui', 'echo "<p>hi</p>" > p.html; ui show p.html; echo "exit $?"');
       assert.equal(out.stdout, 'exit 126\n');
