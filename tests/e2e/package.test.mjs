@@ -14,14 +14,33 @@ import { browserNames, launch, openPage } from './browsers.mjs';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const rootPackage = JSON.parse(execFileSync('node', ['-p', 'JSON.stringify(require("./package.json"))'], { cwd: ROOT, encoding: 'utf8' }));
 
-/** The package README's "plain HTML page" example, exactly as printed there. */
-function readmeExample() {
+/** A code block of the package README, exactly as printed there: the first block of
+ * `lang` after the heading `heading`. */
+function readmeExample(heading, lang) {
   const readme = readFileSync(join(ROOT, 'web/README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### A plain HTML page'));
-  const match = section.match(/```html\n([\s\S]*?)```/);
-  assert.ok(match, 'the README has the plain HTML example');
+  const section = readme.slice(readme.indexOf(heading));
+  const match = section.match(new RegExp('```' + lang + '\\n([\\s\\S]*?)```'));
+  assert.ok(match, `the README has the ${heading} example`);
   return match[1];
 }
+
+// A React app around the README's component: it renders it, then runs a command in the
+// terminal it made and shows what `onCommand` got.
+const REACT_MAIN = `import { createRoot } from 'react-dom/client';
+import { useState } from 'react';
+import { SandboxTerminal } from './SandboxTerminal.jsx';
+
+function App() {
+  const [commands, setCommands] = useState([]);
+  return (
+    <>
+      <SandboxTerminal name="react-demo" theme="light" onCommand={(detail) => setCommands((all) => [...all, detail])} />
+      <pre id="commands">{JSON.stringify(commands.map(({ command, exitCode }) => ({ command, exitCode })))}</pre>
+    </>
+  );
+}
+createRoot(document.getElementById('root')).render(<App />);
+`;
 
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -51,6 +70,7 @@ describe('npm package in a fresh Vite app', () => {
   let dist;
   let site;
   let plain;
+  let reactSite;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sandtab-vite-'));
@@ -80,14 +100,35 @@ describe('npm package in a fresh Vite app', () => {
     run(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], app);
     dist = join(app, 'dist');
     // Beside the built app: the README's plain page, served with node_modules.
-    writeFileSync(join(app, 'plain.html'), readmeExample().replace('<title>', '<link rel="icon" href="data:,"><title>'));
+    writeFileSync(join(app, 'plain.html'), readmeExample('### A plain HTML page', 'html').replace('<title>', '<link rel="icon" href="data:,"><title>'));
     site = await serve(dist);
     plain = await serve(app);
+
+    // The React app: the README's component, built with Vite's React plugin.
+    const react = join(dir, 'react');
+    mkdirSync(react);
+    writeFileSync(join(react, 'package.json'), JSON.stringify({ name: 'throwaway-react-app', private: true, type: 'module' }));
+    writeFileSync(join(react, 'index.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><div id="root"></div><script type="module" src="/main.jsx"></script>\n');
+    writeFileSync(join(react, 'vite.config.js'), "import { defineConfig } from 'vite';\nimport react from '@vitejs/plugin-react';\nexport default defineConfig({ plugins: [react()] });\n");
+    writeFileSync(join(react, 'SandboxTerminal.jsx'), readmeExample('### A React component', 'jsx'));
+    writeFileSync(join(react, 'main.jsx'), REACT_MAIN);
+    const dev = rootPackage.devDependencies;
+    run(
+      'npm',
+      [
+        'install', '--no-audit', '--no-fund', '--prefer-offline', join(packs, tarball), `vite@${dev.vite}`,
+        `react@${dev.react}`, `react-dom@${dev['react-dom']}`, `@vitejs/plugin-react@${dev['@vitejs/plugin-react']}`,
+      ],
+      react,
+    );
+    run(join(react, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], react);
+    reactSite = await serve(join(react, 'dist'));
   });
 
   after(async () => {
     await site?.close();
     await plain?.close();
+    await reactSite?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -111,6 +152,21 @@ describe('npm package in a fresh Vite app', () => {
         await page.waitForFunction(() => document.getElementById('out').textContent !== 'starting', { timeout: 60_000 });
         assert.equal(await page.$eval('#out', (el) => el.textContent), 'PACKED 42 0 kept');
         await page.waitForFunction(() => document.querySelector('#term .xterm-rows')?.textContent.includes('agent@sandtab'), { timeout: 60_000 });
+        assert.deepEqual(errors, []);
+      } finally {
+        await browser.close();
+      }
+    });
+
+    test(`the README's React component works in a React app in ${name}`, async () => {
+      const browser = await launch(name);
+      try {
+        const { page, errors } = await openPage(browser, reactSite.url);
+        await page.waitForFunction(() => document.querySelector('sandtab-terminal .xterm-rows')?.textContent.includes('agent@sandtab'), { timeout: 60_000 });
+        assert.equal(await page.$eval('sandtab-terminal', (el) => el.getAttribute('theme')), 'light');
+        await page.$eval('sandtab-terminal', (el) => el.run('echo from react'));
+        await page.waitForFunction(() => document.getElementById('commands').textContent.includes('echo from react'), { timeout: 30_000 });
+        assert.equal(await page.$eval('#commands', (el) => el.textContent), '[{"command":"echo from react","exitCode":0}]');
         assert.deepEqual(errors, []);
       } finally {
         await browser.close();
