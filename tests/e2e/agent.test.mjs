@@ -263,7 +263,9 @@ for (const name of browserNames) {
       model.script([{ toolCalls: [{ name: 'bash', args: { command: 'echo started; sleep 30; echo finished' } }] }]);
       await send(page, 'Run the long thing.');
       await page.waitForFunction(() => [...document.querySelectorAll('.step.running')].length === 1, { timeout: 20_000 });
-      await page.click('#stop');
+      // Escape in the message box is the same as the Stop button.
+      await page.focus('#prompt');
+      await page.keyboard.press('Escape');
       assert.equal(await turnEnded(page, 20_000), 'Stopped.');
       const shown = await turns(page);
       const last = shown.at(-1);
@@ -449,6 +451,30 @@ for (const name of browserNames) {
       await page.waitForFunction((id) => window.sandtab.sandbox !== window.before && window.sandtab.project.id === id, { timeout: 30_000 }, first.id);
       await page.waitForFunction((n) => document.querySelectorAll('.turn').length === n, {}, firstTurns);
       assert.equal(await readText(page, '/home/agent/hello.py'), 'print("hi") # edited\n');
+    });
+
+    test('deleting a project removes its files and conversation, and opens another', async () => {
+      const first = await page.evaluate(() => window.sandtab.project);
+      const second = await page.$eval('#project', (el) => [...el.options].find((o) => o.textContent === 'Second project').value);
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await page.select('#project', second);
+      await page.waitForFunction((id) => window.sandtab.sandbox !== window.before && window.sandtab.project.id === id, { timeout: 30_000 }, second);
+      await page.evaluate(() => window.sandtab.sandbox.writeFile('/home/agent/doomed.txt', 'x'));
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.click('#project-delete');
+      await page.waitForFunction((id) => window.sandtab.sandbox !== window.before && window.sandtab.project.id !== id, { timeout: 30_000 }, second);
+      assert.equal(await page.evaluate(() => window.sandtab.project.id), first.id);
+      assert.ok(!(await page.$$eval('#project option', (os) => os.map((o) => o.value))).includes(second));
+      // Its stored files are gone: a sandbox of that name opens empty.
+      const left = await page.evaluate(async (name) => {
+        const box = await window.sandtab.Sandbox.create({ name });
+        const entries = await box.listDir('/home/agent').catch(() => []);
+        box.terminate();
+        await window.sandtab.Sandbox.deleteStored(name);
+        return entries.map((e) => e.name);
+      }, second);
+      assert.deepEqual(left, []);
     });
 
     test('the page reached only itself, the model and the granted origin', () => {

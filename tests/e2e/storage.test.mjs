@@ -66,6 +66,29 @@ for (const name of browserNames) {
       await third.close();
     });
 
+    for (const storage of ['indexeddb', 'opfs']) test(`deleteStored removes a just-terminated sandbox's files (${storage})`, async () => {
+      const page = await open(`deleter-${storage}`);
+      await page.waitForFunction(() => window.sandtab?.Sandbox !== undefined, { timeout: 30_000 });
+      const result = await page.evaluate(async (kind) => {
+        const { Sandbox } = window.sandtab;
+        const name = `doomed-${kind}-${Date.now()}`;
+        const box = await Sandbox.create({ name, storage: kind });
+        await box.writeFile('/home/agent/kept.txt', 'data');
+        box.terminate();
+        // At once: the lock is let go a moment later, and deleteStored waits for it.
+        await Sandbox.deleteStored(name);
+        const again = await Sandbox.create({ name, storage: kind });
+        const names = (await again.listDir('/home/agent')).map((e) => e.name);
+        // Another holder is refused: EBUSY.
+        const busy = await Sandbox.deleteStored(name).then(() => 'deleted', (err) => err.code);
+        again.terminate();
+        await Sandbox.deleteStored(name);
+        return { names, busy };
+      }, storage);
+      assert.deepEqual(result, { names: [], busy: 'EBUSY' });
+      await page.close();
+    });
+
     for (const storage of ['indexeddb', 'opfs']) test(`a worker killed in the middle of a large flush leaves old or new files, whole (${storage})`, async () => {
       const page = await open(`crash-${storage}&storage=${storage}`);
       await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');

@@ -393,22 +393,42 @@ export class Sandbox {
     return (await this.#call('fsck')) as FsckReport;
   }
 
-  /** Deletes the stored sandbox `name`. Fails with `EBUSY` while a tab has it open. */
+  /** Deletes the stored sandbox `name`: its IndexedDB database and its OPFS files. Fails
+   * with `EBUSY` while a tab has it open (a sandbox this page just terminated is waited
+   * for, up to 3 s). */
   static async deleteStored(name: string): Promise<void> {
     const locks = (globalThis.navigator as Navigator & { locks?: LockManager }).locks;
-    const run = () =>
-      new Promise<void>((resolve, reject) => {
+    const run = async () => {
+      await new Promise<void>((resolve, reject) => {
         const request = indexedDB.deleteDatabase(`sandtab:${name}`);
         request.onsuccess = () => resolve();
         request.onerror = () => reject(new SandboxError(`could not delete sandbox "${name}": ${request.error?.message}`));
         request.onblocked = () => reject(new SandboxError(`sandbox "${name}" is still open`, 'EBUSY'));
       });
+      // An OPFS sandbox's log lives in the origin's private file system: sandtab/NAME.
+      const storage = globalThis.navigator?.storage;
+      if (typeof storage?.getDirectory !== 'function') return;
+      try {
+        const parent = await (await storage.getDirectory()).getDirectoryHandle('sandtab');
+        await parent.removeEntry(name, { recursive: true });
+      } catch (err) {
+        if ((err as DOMException)?.name !== 'NotFoundError') {
+          throw new SandboxError(`could not delete the OPFS files of sandbox "${name}": ${(err as Error).message}`);
+        }
+      }
+    };
     if (!locks) return run();
-    await locks.request(`sandtab:${name}`, { ifAvailable: true }, async (lock) => {
-      if (lock === null) throw new SandboxError(`sandbox "${name}" is open in a tab; close it first`, 'EBUSY');
-      await run();
-    });
+    // A sandbox this page just terminated lets its lock go a moment later: wait briefly.
+    try {
+      await locks.request(`sandtab:${name}`, { signal: AbortSignal.timeout(3_000) }, run);
+    } catch (err) {
+      if ((err as DOMException)?.name === 'TimeoutError' || (err as DOMException)?.name === 'AbortError') {
+        throw new SandboxError(`sandbox "${name}" is open in a tab; close it first`, 'EBUSY');
+      }
+      throw err;
+    }
   }
+
 
   /** Asks the browser to keep this origin's storage under pressure (`navigator.storage
    * .persist()`); resolves to whether it agreed. */

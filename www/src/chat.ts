@@ -113,8 +113,13 @@ export class ChatPanel {
       event.preventDefault();
       this.#submit();
     });
-    // Enter sends, Shift+Enter starts a new line.
+    // Enter sends, Shift+Enter starts a new line, Escape stops a running turn.
     this.#prompt.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && this.#running) {
+        event.preventDefault();
+        actions.stop();
+        return;
+      }
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
         this.#submit();
