@@ -434,6 +434,22 @@ for (const name of browserNames) {
       assert.equal(await page.evaluate(async (c) => (await window.sandtab.sandbox.exec(c)).exitCode, curl), 126);
     });
 
+    test('network grants changed during a turn apply when it ends', async () => {
+      model.script([{ hang: true }]);
+      await send(page, 'Think for a long time.');
+      await page.waitForSelector('.turn.running');
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await configure(page, { allowedOrigins: api.origin });
+      assert.match(await page.$eval('#chat-status', (el) => el.textContent), /apply when this turn ends/);
+      assert.equal(await page.evaluate(() => window.sandtab.sandbox === window.before), true, 'not reopened mid-turn');
+      await page.click('#stop');
+      await page.waitForFunction(() => window.sandtab.sandbox !== window.before && document.querySelector('#terminal'), { timeout: 30_000 });
+      assert.equal(await page.evaluate(async (url) => (await window.sandtab.sandbox.exec(`curl -s ${url}`)).stdout, `${api.origin}/data`), 'data from the api\n');
+      await page.evaluate(() => (window.before = window.sandtab.sandbox));
+      await configure(page, { allowedOrigins: '' });
+      await page.waitForFunction(() => window.sandtab.sandbox !== window.before && document.querySelector('#terminal'), { timeout: 30_000 });
+    });
+
     test('projects: a new one starts empty; switching back restores the other', async () => {
       const first = await page.evaluate(() => window.sandtab.project);
       const firstTurns = (await turns(page)).length;

@@ -42,6 +42,8 @@ const storage = (params.get('storage') ?? undefined) as StorageKind | undefined;
 let settings: AgentSettings = loadSettings();
 let current: Open | null = null;
 let turnStop: AbortController | null = null;
+/** Settings changed the network grants during a turn: reopen the sandbox after it. */
+let reopenAfterTurn = false;
 let persisted: boolean | null = null;
 const programStates = new Map<string, string>();
 
@@ -209,6 +211,10 @@ async function runAgentTurn(open: Open, prompt: string): Promise<void> {
     turn.status === 'error',
   );
   await refresh();
+  if (reopenAfterTurn) {
+    reopenAfterTurn = false;
+    await openProject(open.project);
+  }
 }
 
 async function revert(turnId: number): Promise<void> {
@@ -275,7 +281,14 @@ function wireSettings(): void {
     saveSettings(next);
     chat.status(`Model: ${next.model} at ${next.endpoint}`);
     // What the sandbox may reach is fixed when it opens: reopen it with the new grants.
-    if (networkChanged && current && !turnStop) void openProject(current.project);
+    if (networkChanged && current) {
+      if (turnStop) {
+        reopenAfterTurn = true;
+        chat.status('The new network grants apply when this turn ends.');
+      } else {
+        void openProject(current.project);
+      }
+    }
   });
   document.getElementById('settings')!.addEventListener('click', () => dialog.open(settings));
 }
