@@ -119,21 +119,22 @@ async function openProject(project: Project): Promise<void> {
   });
   document.getElementById('terminal-panel')!.append(terminal);
   const conversation = await loadConversation(project.id);
-  current = { project, sandbox, terminal, conversation };
-  // For tests and the console: the page's sandbox and the API, once the project is open.
-  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
   await setActiveProject(project.id);
-  await renderProjects();
+  await renderProjects(project.id);
   chat.setRunning(false);
   chat.render(conversation);
   chat.status(settings.model ? `Model: ${settings.model} at ${settings.endpoint}` : 'Set a model endpoint in Settings to talk to the agent.');
+  // Only now does the project take prompts: nothing above may overwrite what a send says.
+  current = { project, sandbox, terminal, conversation };
+  // For tests and the console: the page's sandbox and the API, once the project is open.
+  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
   editor.projectChanged();
   preview.projectChanged();
   await terminal.ready;
   await refresh();
 }
 
-async function renderProjects(): Promise<void> {
+async function renderProjects(selected = current?.project.id): Promise<void> {
   const select = document.getElementById('project') as HTMLSelectElement;
   const projects = await listProjects();
   select.replaceChildren(
@@ -141,7 +142,7 @@ async function renderProjects(): Promise<void> {
       const option = document.createElement('option');
       option.value = project.id;
       option.textContent = project.name;
-      option.selected = project.id === current?.project.id;
+      option.selected = project.id === selected;
       return option;
     }),
   );
@@ -259,7 +260,7 @@ function wireProjects(): void {
     const name = prompt('New name:', open.project.name)?.trim();
     if (!name) return;
     open.project = { ...open.project, name };
-    void renameProject(open.project.id, name).then(renderProjects);
+    void renameProject(open.project.id, name).then(() => renderProjects());
   });
   document.getElementById('project-delete')!.addEventListener('click', () => {
     const open = current;
