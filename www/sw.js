@@ -1,7 +1,8 @@
 // The coding agent's service worker: it makes the site work offline. Every same-origin GET
 // goes to the network first (so a new build is never hidden behind a stale copy) and
 // falls back to the copy kept here; the site's files are kept when the worker installs,
-// so the first visit is enough. Requests to other origins (the model endpoint, granted
+// so the first visit is enough. The guest programs are left to the package's own cache.
+// Requests to other origins (the model endpoint, granted
 // origins) and non-GET requests are never touched.
 //
 // build.mjs replaces the two placeholders: the build's id and the files it made.
@@ -29,7 +30,11 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('fetch', (event) => {
   const request = event.request;
-  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  const url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  // The guest programs (tens of MB) are kept by the package in its own cache, read first:
+  // a second copy here would only double the storage.
+  if (url.pathname.includes('/guests/')) return;
   event.respondWith(
     fetch(request).then(
       (response) => {

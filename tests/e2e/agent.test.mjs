@@ -525,6 +525,35 @@ for (const name of browserNames) {
       assert.equal(background, 'rgb(255, 255, 255)', 'the terminal follows the light theme');
     });
 
+    test('a stored conversation the page cannot read is kept aside, and the project opens', async () => {
+      const id = await page.evaluate(() => window.sandtab.project.id);
+      // idb-keyval's store: database keyval-store, object store keyval.
+      const idb = (action, key, value) =>
+        page.evaluate(
+          (a, k, v) =>
+            new Promise((resolve, reject) => {
+              const open = indexedDB.open('keyval-store');
+              open.onerror = () => reject(open.error);
+              open.onsuccess = () => {
+                const tx = open.result.transaction('keyval', a === 'keys' ? 'readonly' : 'readwrite');
+                const store = tx.objectStore('keyval');
+                const request = a === 'put' ? store.put(v, k) : store.getAllKeys();
+                request.onsuccess = () => resolve(request.result);
+                request.onerror = () => reject(request.error);
+              };
+            }),
+          action,
+          key,
+          value,
+        );
+      await idb('put', `sandtab-agent:conversation:${id}`, { turns: 'garbage' });
+      await page.reload();
+      await page.waitForFunction(() => window.sandtab?.sandbox !== undefined && document.querySelector('#terminal'), { timeout: 30_000 });
+      assert.equal((await turns(page)).length, 0);
+      const keys = await idb('keys');
+      assert.ok(keys.some((k) => k.startsWith(`sandtab-agent:conversation:${id}:unreadable:`)), keys.join());
+    });
+
     test('no errors on the page', () => {
       // The scripted HTTP 500 is logged by the browser as a failed load: that one is expected.
       assert.deepEqual(errors.filter((e) => !/favicon|Failed to load resource.*500/.test(e)), []);

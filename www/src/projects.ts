@@ -64,6 +64,12 @@ export async function setActiveProject(id: string): Promise<void> {
 export async function loadConversation(id: string): Promise<Conversation> {
   const stored = await get<Conversation>(conversationKey(id));
   if (!stored) return { turns: [], messages: [] };
+  if (!Array.isArray(stored.turns) || !Array.isArray(stored.messages)) {
+    // Not a conversation this page wrote: keep it aside (nothing is lost) and start anew.
+    await set(`${conversationKey(id)}:unreadable:${Date.now()}`, stored);
+    console.warn(`sandtab: the stored conversation of project ${id} could not be read; it was kept aside`);
+    return { turns: [], messages: [] };
+  }
   // A turn that was running when the page closed did not finish.
   for (const turn of stored.turns) {
     if (turn.status === 'running') {
