@@ -119,6 +119,62 @@ for (const name of browserNames) {
       assert.match(report.mismatches[0].op, /^exec /);
     });
 
+    test("the shell's own clocks and random draws replay too ($SECONDS, time, $SRANDOM)", async () => {
+      const recorded = await page.evaluate(async () => {
+        const box = await window.sandtab.Sandbox.create({ storage: 'memory', record: true });
+        const results = [];
+        const run = async (script) => {
+          const r = await box.exec(script);
+          results.push({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode });
+        };
+        await run('echo $SRANDOM $SRANDOM; echo start $SECONDS');
+        // The page waits between two commands; a replay runs them back to back.
+        await new Promise((resolve) => setTimeout(resolve, 1300));
+        await run('echo after $SECONDS; TIMEFORMAT=%3R; time sleep 0.02');
+        await run('SECONDS=100; echo $SECONDS; echo $SRANDOM > drawn; head -c 8 /dev/urandom | od -An -tx1');
+        const recording = await box.recording();
+        box.terminate();
+        return { results, recording: JSON.parse(JSON.stringify(recording)) };
+      });
+      const [first, second, third] = recorded.results;
+      const [a, b] = first.stdout.split('\n')[0].split(' ').map(Number);
+      assert.ok(Number.isInteger(a) && Number.isInteger(b) && a !== b, first.stdout);
+      assert.match(first.stdout, /\nstart 0\n$/);
+      assert.equal(second.stdout, 'after 1\n');
+      assert.match(second.stderr, /^0\.0[2-9]\d\n$/);
+      assert.match(third.stdout, /^100\n/);
+      assert.equal(recorded.recording.version, 2);
+      const shellReadings = recorded.recording.ops.flatMap((op) => op.inputs.shell_monotonic ?? []);
+      assert.ok(shellReadings.length > 0, 'the shell clock readings are on the tape');
+
+      const replayed = await page.evaluate(async (recording) => {
+        const { report, sandbox } = await window.sandtab.Sandbox.replay(recording);
+        const drawn = await sandbox.exec('cat drawn');
+        sandbox.terminate();
+        return { report, drawn: drawn.stdout };
+      }, recorded.recording);
+      assert.equal(replayed.report.divergence, null);
+      assert.deepEqual(replayed.report.mismatches, []);
+      assert.equal(replayed.report.ok, true);
+      assert.match(replayed.drawn, /^\d+\n$/);
+
+      // The tape is what the replay reads: moving the second command's shell clock an
+      // hour on (readings are differences, so moving the first moves them all) gives
+      // another $SECONDS, found as a mismatch.
+      const moved = structuredClone(recorded.recording);
+      const index = moved.ops.findIndex((o) => o.op === 'exec' && o.script.startsWith('echo after'));
+      const readings = moved.ops[index]?.inputs.shell_monotonic ?? [];
+      assert.ok(readings.length > 1, 'the second command read the shell clock');
+      readings[0] += 3600e9;
+      const report = await page.evaluate(async (recording) => {
+        const { report, sandbox } = await window.sandtab.Sandbox.replay(recording);
+        sandbox.terminate();
+        return report;
+      }, moved);
+      assert.equal(report.ok, false);
+      assert.equal(report.mismatches[0]?.index, index, JSON.stringify(report));
+    });
+
     test('recording needs a new sandbox, and a replay needs a recording', async () => {
       const errors = await page.evaluate(async () => {
         const name = `replay-stored-${Date.now()}`;
@@ -141,7 +197,7 @@ for (const name of browserNames) {
       });
       assert.match(errors[0], /options\.record: the sandbox "replay-stored-\d+" already has files/);
       assert.match(errors[1], /needs a recording from sandbox\.recording\(\)/);
-      assert.match(errors[2], /a recording of version 9; this sandtab reads version 1/);
+      assert.match(errors[2], /a recording of version 9; this sandtab reads versions 1 to 2/);
       assert.match(errors[3], /this sandbox is not recording/);
     });
   });

@@ -80,7 +80,7 @@ impl Doors for WebDoors {
     }
 
     fn now_ms(&self) -> f64 {
-        js_sys::Date::now()
+        crate::shell_sources::real_date_now()
     }
 
     fn ui(&self, action: UiAction) -> BoxFuture<'static, Result<Option<String>, Denial>> {

@@ -12,10 +12,6 @@ use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = performance, js_name = now)]
-    fn performance_now() -> f64;
-    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues, catch)]
-    fn get_random_values(buf: &mut [u8]) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: f64) -> JsValue;
 }
@@ -26,19 +22,21 @@ pub struct WebHost;
 
 impl Platform for WebHost {
     fn realtime_ns(&self) -> u64 {
-        (js_sys::Date::now() * 1e6) as u64
+        u64::try_from(crate::shell_sources::ms_to_nanos(
+            crate::shell_sources::real_date_now(),
+        ))
+        .unwrap_or(0)
     }
 
     fn monotonic_ns(&self) -> u64 {
-        (performance_now() * 1e6) as u64
+        u64::try_from(crate::shell_sources::ms_to_nanos(
+            crate::shell_sources::real_now(),
+        ))
+        .unwrap_or(0)
     }
 
     fn random(&self, buf: &mut [u8]) -> Result<(), String> {
-        // getRandomValues fills at most 65,536 bytes per call.
-        for chunk in buf.chunks_mut(65_536) {
-            get_random_values(chunk).map_err(|err| format!("{err:?}"))?;
-        }
-        Ok(())
+        crate::shell_sources::real_random(buf)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod idb_store;
 pub mod opfs_store;
 mod options;
 mod recorder;
+mod shell_sources;
 mod yielding;
 
 pub use yielding::Yielding;
@@ -24,9 +25,7 @@ use js_sys::{Array, Object, Uint8Array};
 use opfs_store::OpfsStore;
 use options::StorageKind;
 use sandtab_shell::replay::{Op, Tape, TapeClock, TapeDoors, TapeMode};
-use sandtab_shell::{
-    CancelHandle, DEFAULT_SESSION, ExecOutcome, Gate, Sessions, Stream, WallClock,
-};
+use sandtab_shell::{CancelHandle, DEFAULT_SESSION, ExecOutcome, Gate, Sessions, Stream};
 use sandtab_vfs::storage::records::PACK_MAX_FILE;
 use sandtab_vfs::storage::{ContentSink, fsck};
 use sandtab_vfs::{SandboxFs, VfsPath, VfsResult};
@@ -241,8 +240,12 @@ impl Sandbox {
                 "options.record and options.replay need Sandbox.open()",
             ));
         }
-        let fs = SandboxFs::in_memory(Arc::new(WallClock), config.quota, config.mounts)
-            .map_err(|err| JsError::new(&err.to_string()))?;
+        let fs = SandboxFs::in_memory(
+            Arc::new(shell_sources::RealClock),
+            config.quota,
+            config.mounts,
+        )
+        .map_err(|err| JsError::new(&err.to_string()))?;
         Self::with_fs(
             Arc::new(fs),
             config.limits,
@@ -306,8 +309,11 @@ impl Sandbox {
             }),
         };
         let clock: Arc<dyn sandtab_vfs::Clock> = match &tape {
-            Some(tape) => Arc::new(TapeClock::new(tape.clone(), Arc::new(WallClock))),
-            None => Arc::new(WallClock),
+            Some(tape) => Arc::new(TapeClock::new(
+                tape.clone(),
+                Arc::new(shell_sources::RealClock),
+            )),
+            None => Arc::new(shell_sources::RealClock),
         };
         let mut opfs = None;
         let fs = match storage {

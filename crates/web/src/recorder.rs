@@ -33,6 +33,9 @@ pub(crate) struct Recorder {
     options: Value,
     /// The recording being replayed.
     replaying: Option<Box<Recording>>,
+    /// The shell's own clocks and random draws on the tape (not for a replay of a
+    /// recording older than that).
+    _shell_sources: Option<crate::shell_sources::OnTape>,
 }
 
 /// An operation under way on the tape; dropped unfinished (it failed before it ran),
@@ -66,8 +69,11 @@ impl Drop for OpGuard {
 impl Recorder {
     /// A recorder taking `options` down, or replaying `recording`.
     pub(crate) fn new(mode: TapeMode, options: Value, replaying: Option<Box<Recording>>) -> Self {
+        let tape = Arc::new(Tape::new(mode));
+        let tapes_the_shell = replaying.as_ref().is_none_or(|r| r.tapes_the_shell());
         Self {
-            tape: Arc::new(Tape::new(mode)),
+            _shell_sources: tapes_the_shell.then(|| crate::shell_sources::put_on(tape.clone())),
+            tape,
             opening: RefCell::default(),
             ops: RefCell::default(),
             options,

@@ -37,7 +37,7 @@ impl<F: Future> Yielding<F> {
     pub fn new(inner: F) -> Self {
         Self {
             inner: Box::pin(inner),
-            slice_start: js_sys::Date::now(),
+            slice_start: crate::shell_sources::real_date_now(),
             resumed_from_yield: false,
         }
     }
@@ -47,7 +47,7 @@ impl<F: Future> Future for Yielding<F> {
     type Output = F::Output;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let now = js_sys::Date::now();
+        let now = crate::shell_sources::real_date_now();
         if std::mem::take(&mut self.resumed_from_yield) {
             self.slice_start = now;
         } else if now - self.slice_start >= SLICE_MS {

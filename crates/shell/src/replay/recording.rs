@@ -11,8 +11,12 @@ use sha2::{Digest, Sha256};
 
 /// What the `format` field of a recording says.
 pub const RECORDING_FORMAT: &str = "sandtab-recording";
-/// The recording format this sandtab writes and reads.
-pub const RECORDING_VERSION: u32 = 1;
+/// The recording format this sandtab writes. Version 2 added the shell interpreter's
+/// own clocks and random draws (`$SECONDS`, `time`, `$SRANDOM`); a version 1 recording
+/// still replays, with those read from the real sources as when it was made.
+pub const RECORDING_VERSION: u32 = 2;
+/// The oldest recording format this sandtab reads.
+pub const OLDEST_RECORDING_VERSION: u32 = 1;
 /// The most operations one recording may hold.
 pub const MAX_OPS: usize = 100_000;
 
@@ -168,9 +172,9 @@ impl Recording {
                 recording.format
             ));
         }
-        if recording.version != RECORDING_VERSION {
+        if !(OLDEST_RECORDING_VERSION..=RECORDING_VERSION).contains(&recording.version) {
             return Err(format!(
-                "a recording of version {}; this sandtab reads version {RECORDING_VERSION}",
+                "a recording of version {}; this sandtab reads versions {OLDEST_RECORDING_VERSION} to {RECORDING_VERSION}",
                 recording.version
             ));
         }
@@ -178,6 +182,12 @@ impl Recording {
             return Err(format!("a recording of more than {MAX_OPS} operations"));
         }
         Ok(recording)
+    }
+
+    /// Whether the shell interpreter's own clocks and random draws are on its tape
+    /// (from version 2).
+    pub fn tapes_the_shell(&self) -> bool {
+        self.version >= 2
     }
 }
 
@@ -222,4 +232,33 @@ pub async fn tree_digest(fs: &SandboxFs) -> VfsResult<String> {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_version(version: u32) -> String {
+        serde_json::json!({"format": RECORDING_FORMAT, "version": version, "ops": [], "tree": ""})
+            .to_string()
+    }
+
+    #[test]
+    fn older_versions_are_read_and_say_what_they_hold() {
+        let current = Recording::from_json(&with_version(RECORDING_VERSION)).unwrap();
+        assert!(current.tapes_the_shell());
+        let first = Recording::from_json(&with_version(1)).unwrap();
+        assert!(
+            !first.tapes_the_shell(),
+            "version 1 has no shell clocks on its tape"
+        );
+        let err = Recording::from_json(&with_version(RECORDING_VERSION + 1)).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "a recording of version 3; this sandtab reads versions 1 to {RECORDING_VERSION}"
+            )
+        );
+        assert!(Recording::from_json(&with_version(0)).is_err());
+    }
 }

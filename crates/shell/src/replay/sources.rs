@@ -196,8 +196,16 @@ impl Doors for TapeDoors {
     }
 
     fn now_ms(&self) -> f64 {
-        let nanos = self.tape.clock(|| (self.real.now_ms() * 1e6) as i64);
-        nanos as f64 / 1e6
+        // Whole milliseconds multiplied exactly: a round number survives the JSON of a
+        // recording in the page, where a float product would move by up to 128 ns.
+        let nanos = self.tape.clock(|| {
+            let ms = self.real.now_ms();
+            let whole = ms.trunc();
+            (whole as i64)
+                .saturating_mul(1_000_000)
+                .saturating_add(((ms - whole) * 1e6).round() as i64)
+        });
+        (nanos / 1_000_000) as f64 + (nanos % 1_000_000) as f64 / 1e6
     }
 
     fn ui(&self, action: UiAction) -> BoxFuture<'static, Result<Option<String>, Denial>> {

@@ -17,6 +17,19 @@ pub enum TapeMode {
     Replay,
 }
 
+/// One of the shell interpreter's own clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellClock {
+    /// Wall-clock time (`Date.now()` in the browser).
+    Wall,
+    /// Monotonic time (`performance.now()` in the browser).
+    Monotonic,
+}
+
+/// Which of an operation's reading streams a clock uses: its values, how far a replay
+/// has read, and the last value (the base of the next difference).
+type Stream = fn(&mut Playing) -> (&mut Vec<i64>, &mut usize, &mut i64);
+
 /// What a door answered, as recorded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "door", rename_all = "snake_case")]
@@ -84,6 +97,14 @@ pub struct Inputs {
     /// Guests' monotonic clock readings (nanoseconds), as differences.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub monotonic: Vec<i64>,
+    /// The shell interpreter's own wall-clock readings (history times), in nanoseconds
+    /// since the epoch, as differences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shell_clock: Vec<i64>,
+    /// The shell interpreter's own monotonic readings (`$SECONDS`, `time`, its
+    /// deadlines), in nanoseconds, as differences.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shell_monotonic: Vec<i64>,
     /// Random bytes, base64, in the order they were drawn.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub random: String,
@@ -100,6 +121,12 @@ struct Playing {
     monotonic: Vec<i64>,
     monotonic_at: usize,
     monotonic_last: i64,
+    shell_clock: Vec<i64>,
+    shell_clock_at: usize,
+    shell_clock_last: i64,
+    shell_monotonic: Vec<i64>,
+    shell_monotonic_at: usize,
+    shell_monotonic_last: i64,
     random: Vec<u8>,
     random_at: usize,
     doors: Vec<DoorEvent>,
@@ -150,6 +177,8 @@ impl Tape {
             TapeMode::Replay => Playing {
                 clock: inputs.clock,
                 monotonic: inputs.monotonic,
+                shell_clock: inputs.shell_clock,
+                shell_monotonic: inputs.shell_monotonic,
                 random,
                 doors: inputs.doors,
                 ..Playing::default()
@@ -171,6 +200,18 @@ impl Tape {
                     "clock readings",
                 ),
                 (
+                    playing.shell_clock.len()
+                        - playing.shell_clock_at.min(playing.shell_clock.len()),
+                    "shell clock readings",
+                ),
+                (
+                    playing.shell_monotonic.len()
+                        - playing
+                            .shell_monotonic_at
+                            .min(playing.shell_monotonic.len()),
+                    "shell monotonic readings",
+                ),
+                (
                     playing.random.len() - playing.random_at.min(playing.random.len()),
                     "random bytes",
                 ),
@@ -189,6 +230,8 @@ impl Tape {
             TapeMode::Record => Inputs {
                 clock: playing.clock,
                 monotonic: playing.monotonic,
+                shell_clock: playing.shell_clock,
+                shell_monotonic: playing.shell_monotonic,
                 random: base64_encode(&playing.random),
                 doors: playing.doors,
             },
@@ -224,17 +267,53 @@ impl Tape {
         )
     }
 
-    fn reading(
-        &self,
+    /// A reading of the shell interpreter's own clock `which`. The interpreter reads
+    /// it where the sandbox's sources cannot reach, so its host hands every reading
+    /// here. Never waits: a reading taken while the tape is busy (one of its own
+    /// sources reading that clock) is the real one, and is not kept.
+    pub fn shell_reading(&self, which: ShellClock, real: impl FnOnce() -> i64) -> i64 {
+        let Some(mut state) = self.try_lock() else {
+            return real();
+        };
+        let (stream, what): (Stream, _) = match which {
+            ShellClock::Wall => (
+                |p| {
+                    (
+                        &mut p.shell_clock,
+                        &mut p.shell_clock_at,
+                        &mut p.shell_clock_last,
+                    )
+                },
+                "shell's clock",
+            ),
+            ShellClock::Monotonic => (
+                |p| {
+                    (
+                        &mut p.shell_monotonic,
+                        &mut p.shell_monotonic_at,
+                        &mut p.shell_monotonic_last,
+                    )
+                },
+                "shell's monotonic clock",
+            ),
+        };
+        Self::reading_in(&mut state, self.mode, real, stream, what)
+    }
+
+    fn reading(&self, real: impl FnOnce() -> i64, stream: Stream, what: &str) -> i64 {
+        let mut state = self.lock();
+        Self::reading_in(&mut state, self.mode, real, stream, what)
+    }
+
+    fn reading_in(
+        state: &mut State,
+        mode: TapeMode,
         real: impl FnOnce() -> i64,
-        stream: impl FnOnce(&mut Playing) -> (&mut Vec<i64>, &mut usize, &mut i64),
+        stream: Stream,
         what: &str,
     ) -> i64 {
-        let mut state = self.lock();
-        let mode = self.mode;
-        let State { active, diverged } = &mut *state;
+        let State { active, diverged } = state;
         let Some(playing) = active.as_mut() else {
-            drop(state);
             return real();
         };
         let (values, at, last) = stream(playing);
@@ -270,10 +349,31 @@ impl Tape {
         real: impl FnOnce(&mut [u8]) -> Result<(), String>,
     ) -> Result<(), String> {
         let mut state = self.lock();
-        let mode = self.mode;
-        let State { active, diverged } = &mut *state;
+        Self::random_in(&mut state, self.mode, buf, real)
+    }
+
+    /// Random bytes the shell interpreter draws where the sandbox's sources cannot
+    /// reach (`$SRANDOM`), handed here by its host; like [`Tape::random`], but never
+    /// waits: bytes drawn while the tape is busy are the real ones, not kept.
+    pub fn shell_random(
+        &self,
+        buf: &mut [u8],
+        real: impl FnOnce(&mut [u8]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        match self.try_lock() {
+            Some(mut state) => Self::random_in(&mut state, self.mode, buf, real),
+            None => real(buf),
+        }
+    }
+
+    fn random_in(
+        state: &mut State,
+        mode: TapeMode,
+        buf: &mut [u8],
+        real: impl FnOnce(&mut [u8]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let State { active, diverged } = state;
         let Some(playing) = active.as_mut() else {
-            drop(state);
             return real(buf);
         };
         match mode {
@@ -347,6 +447,14 @@ impl Tape {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    fn try_lock(&self) -> Option<std::sync::MutexGuard<'_, State>> {
+        match self.state.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
 }
 
 /// A door event in a message.
@@ -416,6 +524,83 @@ mod tests {
                 .unwrap()
                 .contains("3 clock readings left over")
         );
+    }
+
+    #[test]
+    fn the_shells_clocks_are_streams_of_their_own() {
+        let tape = Tape::new(TapeMode::Record);
+        tape.begin(Inputs::default());
+        assert_eq!(tape.shell_reading(ShellClock::Monotonic, || 5_000), 5_000);
+        assert_eq!(tape.clock(|| 1_000_000), 1_000_000);
+        assert_eq!(tape.shell_reading(ShellClock::Monotonic, || 7_500), 7_500);
+        assert_eq!(
+            tape.shell_reading(ShellClock::Wall, || 9_000_000),
+            9_000_000
+        );
+        let mut srandom = [0u8; 4];
+        tape.shell_random(&mut srandom, |b| {
+            b.copy_from_slice(&[1, 2, 3, 4]);
+            Ok(())
+        })
+        .unwrap();
+        let inputs = tape.end();
+        assert_eq!(inputs.shell_monotonic, [5_000, 2_500]);
+        assert_eq!(inputs.shell_clock, [9_000_000]);
+        assert_eq!(inputs.clock, [1_000_000], "the sandbox's clock is apart");
+        assert_eq!(base64_decode(&inputs.random).unwrap(), [1, 2, 3, 4]);
+
+        let replay = Tape::new(TapeMode::Replay);
+        replay.begin(inputs.clone());
+        let never = || panic!("a replay asks no real clock");
+        assert_eq!(replay.shell_reading(ShellClock::Monotonic, never), 5_000);
+        assert_eq!(replay.clock(never), 1_000_000);
+        assert_eq!(replay.shell_reading(ShellClock::Monotonic, never), 7_500);
+        assert_eq!(replay.shell_reading(ShellClock::Wall, never), 9_000_000);
+        let mut again = [0u8; 4];
+        replay
+            .shell_random(&mut again, |_| panic!("not asked"))
+            .unwrap();
+        assert_eq!(again, [1, 2, 3, 4]);
+        replay.end();
+        assert!(replay.divergence().is_none());
+
+        let short = Tape::new(TapeMode::Replay);
+        short.begin(inputs);
+        short.shell_reading(ShellClock::Monotonic, never);
+        short.clock(never);
+        short.shell_reading(ShellClock::Wall, never);
+        short.random(&mut again, |_| panic!("not asked")).unwrap();
+        short.end();
+        let why = short.divergence().unwrap();
+        assert!(
+            why.contains("1 shell monotonic readings left over"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_busy_tape_gives_the_real_source_instead_of_waiting() {
+        let tape = Tape::new(TapeMode::Record);
+        tape.begin(Inputs::default());
+        // A source of the tape itself reading the shell's clock: the tape is locked.
+        let nested = tape.clock(|| tape.shell_reading(ShellClock::Wall, || 42) + 1);
+        assert_eq!(nested, 43);
+        let mut buf = [0u8; 2];
+        tape.random(&mut buf, |b| {
+            tape.shell_random(b, |inner| {
+                inner.fill(9);
+                Ok(())
+            })
+        })
+        .unwrap();
+        assert_eq!(buf, [9, 9]);
+        let inputs = tape.end();
+        assert_eq!(inputs.clock, [43]);
+        assert!(
+            inputs.shell_clock.is_empty(),
+            "the nested reading is not kept"
+        );
+        assert_eq!(base64_decode(&inputs.random).unwrap(), [9, 9]);
     }
 
     #[test]
