@@ -6,6 +6,7 @@
 
 mod apply;
 mod choose;
+mod headers;
 mod locate;
 mod options;
 mod parse;
@@ -17,6 +18,7 @@ use super::util::shell_quote as quote;
 use super::util::{Files, Output, read_stdin, strerror};
 use apply::*;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
+use headers::*;
 use locate::*;
 use options::*;
 use parse::*;
