@@ -219,7 +219,9 @@ export interface WorkerOptions {
 /** A recording (`sandbox.recording()`): JSON, to keep or send anywhere. */
 export interface SandboxRecording {
   format: 'sandtab-recording';
-  version: 1;
+  /** 2 from this release (the shell's own clocks and random draws on the tape); a
+   * recording of version 1 still replays, with those read from the real sources. */
+  version: 1 | 2;
   /** The options that shape the sandbox (limits, guestLimits, quota, capabilities). */
   options: Partial<Pick<WorkerOptions, 'limits' | 'guestLimits' | 'quota' | 'capabilities'>>;
   /** The programs it had installed. */
@@ -239,6 +241,11 @@ export interface RecordedInputs {
   clock?: number[];
   /** Guests' monotonic readings (ns), as differences. */
   monotonic?: number[];
+  /** The shell interpreter's own wall-clock readings (ns; history times), as differences. */
+  shell_clock?: number[];
+  /** The shell interpreter's own monotonic readings (ns; `$SECONDS`, `time`, its
+   * deadlines), as differences. */
+  shell_monotonic?: number[];
   /** Random bytes, base64. */
   random?: string;
   /** Tool answers, responses, ui events. */
