@@ -7,12 +7,20 @@
 // `real*` functions, taken before anything could replace them.
 const perfNow = performance.now.bind(performance);
 const dateNow = Date.now.bind(Date);
-const getRandomValues = crypto.getRandomValues.bind(crypto);
+// A worker without Web Crypto still loads; only a draw fails, saying why.
+const webCrypto = globalThis.crypto;
+const getRandomValues = webCrypto
+  ? webCrypto.getRandomValues.bind(webCrypto)
+  : () => {
+      throw new Error('crypto.getRandomValues is not available in this worker');
+    };
 const own = [
   [performance, 'now'],
   [Date, 'now'],
-  [crypto, 'getRandomValues'],
-].map(([target, name]) => [target, name, Object.getOwnPropertyDescriptor(target, name)]);
+  [webCrypto, 'getRandomValues'],
+]
+  .filter(([target]) => target)
+  .map(([target, name]) => [target, name, Object.getOwnPropertyDescriptor(target, name)]);
 
 export function realNow() {
   return perfNow();
@@ -36,7 +44,8 @@ export function setHooks(clock, random, memory) {
   replace(Date, 'now', function now() {
     return clock(1, dateNow());
   });
-  replace(crypto, 'getRandomValues', function getRandomValues(array) {
+  if (!webCrypto) return;
+  replace(webCrypto, 'getRandomValues', function getRandomValues(array) {
     const integers = INTEGER_ARRAYS.some((type) => array instanceof type);
     // Anything the real function refuses, it refuses (with its own error).
     if (!integers || array.byteLength > 65536) return getRandomValues(array);
