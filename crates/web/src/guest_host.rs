@@ -22,14 +22,14 @@ pub struct WebHost;
 
 impl Platform for WebHost {
     fn realtime_ns(&self) -> u64 {
-        u64::try_from(crate::shell_sources::ms_to_nanos(
+        u64::try_from(sandtab_shell::replay::ms_to_nanos(
             crate::shell_sources::real_date_now(),
         ))
         .unwrap_or(0)
     }
 
     fn monotonic_ns(&self) -> u64 {
-        u64::try_from(crate::shell_sources::ms_to_nanos(
+        u64::try_from(sandtab_shell::replay::ms_to_nanos(
             crate::shell_sources::real_now(),
         ))
         .unwrap_or(0)

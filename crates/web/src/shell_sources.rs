@@ -11,7 +11,7 @@
 //! which no hook touches.
 
 use js_sys::Uint8Array;
-use sandtab_shell::replay::{ShellClock, Tape};
+use sandtab_shell::replay::{ShellClock, Tape, ms_to_nanos, nanos_to_ms};
 use std::cell::RefCell;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -100,22 +100,6 @@ fn clock_reading(kind: u32, real: f64) -> f64 {
     };
     let nanos = tape.shell_reading(which, || ms_to_nanos(real));
     nanos_to_ms(nanos)
-}
-
-/// Milliseconds (`Date.now()`, `performance.now()`) as whole nanoseconds, the whole
-/// milliseconds multiplied exactly: a wall-clock reading stays a round number, which a
-/// recording keeps exactly even through JavaScript's numbers (a float product would
-/// not be round, and JSON in the page would move it by up to 128 ns).
-pub fn ms_to_nanos(ms: f64) -> i64 {
-    let whole = ms.trunc();
-    (whole as i64)
-        .saturating_mul(1_000_000)
-        .saturating_add(((ms - whole) * 1e6).round() as i64)
-}
-
-/// The inverse of [`ms_to_nanos`], exact for whole milliseconds.
-fn nanos_to_ms(nanos: i64) -> f64 {
-    (nanos / 1_000_000) as f64 + (nanos % 1_000_000) as f64 / 1e6
 }
 
 /// `len` random bytes (at most 65,536, as `crypto.getRandomValues` gives).

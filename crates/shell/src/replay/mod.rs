@@ -19,5 +19,5 @@ pub use recording::{
     MAX_OPS, OLDEST_RECORDING_VERSION, Op, Outcome, OutputDigest, RECORDING_FORMAT,
     RECORDING_VERSION, RecordedOp, Recording, tree_digest,
 };
-pub use sources::{TapeClock, TapeDoors, TapePlatform};
+pub use sources::{TapeClock, TapeDoors, TapePlatform, ms_to_nanos, nanos_to_ms};
 pub use tape::{DoorEvent, Inputs, RecordedDenial, RecordedResponse, ShellClock, Tape, TapeMode};

@@ -10,6 +10,22 @@ use sandtab_vfs::{Clock, Timestamp};
 use sandtab_wasi::Platform;
 use std::sync::Arc;
 
+/// Milliseconds (`Date.now()`, `performance.now()`) as whole nanoseconds, the whole
+/// milliseconds multiplied exactly: a wall-clock reading stays a round number, which a
+/// recording keeps exactly even through JavaScript's numbers (a float product is not
+/// round, and the page's JSON would move it by up to 128 ns).
+pub fn ms_to_nanos(ms: f64) -> i64 {
+    let whole = ms.trunc();
+    (whole as i64)
+        .saturating_mul(1_000_000)
+        .saturating_add(((ms - whole) * 1e6).round() as i64)
+}
+
+/// The inverse of [`ms_to_nanos`], exact for whole milliseconds.
+pub fn nanos_to_ms(nanos: i64) -> f64 {
+    (nanos / 1_000_000) as f64 + (nanos % 1_000_000) as f64 / 1e6
+}
+
 /// The filesystem's clock through the tape.
 pub struct TapeClock {
     tape: Arc<Tape>,
@@ -196,16 +212,7 @@ impl Doors for TapeDoors {
     }
 
     fn now_ms(&self) -> f64 {
-        // Whole milliseconds multiplied exactly: a round number survives the JSON of a
-        // recording in the page, where a float product would move by up to 128 ns.
-        let nanos = self.tape.clock(|| {
-            let ms = self.real.now_ms();
-            let whole = ms.trunc();
-            (whole as i64)
-                .saturating_mul(1_000_000)
-                .saturating_add(((ms - whole) * 1e6).round() as i64)
-        });
-        (nanos / 1_000_000) as f64 + (nanos % 1_000_000) as f64 / 1e6
+        nanos_to_ms(self.tape.clock(|| ms_to_nanos(self.real.now_ms())))
     }
 
     fn ui(&self, action: UiAction) -> BoxFuture<'static, Result<Option<String>, Denial>> {
@@ -237,5 +244,24 @@ impl Doors for TapeDoors {
             });
             answer
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milliseconds_become_round_nanoseconds_and_back() {
+        let now = 1_796_190_593_066.0; // a Date.now() of 2026
+        assert_eq!(ms_to_nanos(now), 1_796_190_593_066_000_000);
+        assert_ne!(
+            (now * 1e6) as i64,
+            1_796_190_593_066_000_000,
+            "the float product is not round"
+        );
+        assert_eq!(nanos_to_ms(ms_to_nanos(now)), now);
+        assert_eq!(ms_to_nanos(1234.5), 1_234_500_000);
+        assert_eq!(nanos_to_ms(1_234_500_000), 1234.5);
     }
 }
