@@ -208,6 +208,20 @@ impl ChunkRecord {
         (&self.seal, &self.data[self.range.clone()])
     }
 
+    /// Whether `next`'s payload follows this one's in the same buffer (as a file's
+    /// chunks do), so a store can write the two in one call.
+    pub fn is_followed_by(&self, next: &ChunkRecord) -> bool {
+        std::sync::Arc::ptr_eq(&self.data, &next.data) && self.range.end == next.range.start
+    }
+
+    /// The payloads from this record's through `last`'s, one slice of their buffer, when
+    /// `last` is this record or follows on from it there (see [`Self::is_followed_by`]).
+    pub fn payloads_through(&self, last: &ChunkRecord) -> Option<&[u8]> {
+        let same = std::sync::Arc::ptr_eq(&self.data, &last.data);
+        (same && self.range.start <= last.range.end)
+            .then(|| &self.data[self.range.start..last.range.end])
+    }
+
     /// The record's length in storage.
     pub fn len(&self) -> usize {
         SEAL_LEN + self.range.len()
@@ -321,5 +335,31 @@ impl ChunkStream {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_files_chunks_follow_on_in_its_buffer_and_other_records_do_not() {
+        let data = std::sync::Arc::new((0..(CHUNK_SIZE * 2 + 10)).map(|i| i as u8).collect());
+        let chunks = encode_chunks(&data);
+        assert_eq!(chunks.len(), 3);
+        assert!(chunks[0].is_followed_by(&chunks[1]));
+        assert!(chunks[1].is_followed_by(&chunks[2]));
+        assert!(!chunks[0].is_followed_by(&chunks[2]), "a chunk in between");
+        assert!(!chunks[1].is_followed_by(&chunks[0]));
+        assert_eq!(chunks[0].payloads_through(&chunks[2]), Some(&data[..]));
+        assert_eq!(
+            chunks[1].payloads_through(&chunks[1]),
+            Some(chunks[1].parts().1)
+        );
+        // The same bytes in another buffer are not the same buffer.
+        let copy = ChunkRecord::from_sealed(chunks[1].to_sealed());
+        assert!(!chunks[0].is_followed_by(&copy));
+        assert_eq!(chunks[0].payloads_through(&copy), None);
+        assert_eq!(chunks[2].payloads_through(&chunks[0]), None, "backwards");
     }
 }

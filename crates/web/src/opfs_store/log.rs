@@ -3,7 +3,8 @@
 
 use crate::idb_store::error_from_browser;
 use js_sys::Reflect;
-use sandtab_vfs::storage::{Batch, records};
+use sandtab_vfs::storage::Batch;
+use sandtab_vfs::storage::records::{self, ChunkRecord};
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -55,6 +56,16 @@ pub(super) enum Entry {
         len: u32,
     },
     DeleteSnapshot(u64),
+    /// A chunk whose seal is kept here and whose payload alone is in the data section:
+    /// the payloads of a file's large chunks lie back to back in the log, so they are
+    /// written and read in long runs. (Added after `PutChunk`, which older logs hold.)
+    PutChunkPayload {
+        blob: u64,
+        index: u32,
+        seal: [u8; records::SEAL_LEN],
+        at: u64,
+        len: u32,
+    },
 }
 
 /// Where a record's bytes are in the active log file.
@@ -62,6 +73,39 @@ pub(super) enum Entry {
 pub(super) struct Extent {
     pub(super) at: u64,
     pub(super) len: u32,
+    /// A chunk's seal when the metadata keeps it; then `at` and `len` are the payload's.
+    /// Otherwise the record at `at` is the seal followed by the payload.
+    pub(super) seal: Option<[u8; records::SEAL_LEN]>,
+}
+
+impl Extent {
+    fn whole(at: u64, len: u32) -> Self {
+        Self {
+            at,
+            len,
+            seal: None,
+        }
+    }
+
+    /// Where the payload is in the log and its length (a sealed record too short to
+    /// hold a seal has none).
+    pub(super) fn payload(&self) -> (u64, u32) {
+        match self.seal {
+            Some(_) => (self.at, self.len),
+            None => {
+                let seal = records::SEAL_LEN as u32;
+                (self.at + u64::from(seal), self.len.saturating_sub(seal))
+            }
+        }
+    }
+
+    /// The record's length as sealed: seal and payload.
+    pub(super) fn sealed_len(&self) -> usize {
+        match self.seal {
+            Some(_) => records::SEAL_LEN + self.len as usize,
+            None => self.len as usize,
+        }
+    }
 }
 
 /// The live records, as replayed from the log.
@@ -98,9 +142,20 @@ impl Index {
                 at,
                 len,
             } => {
+                self.chunks
+                    .insert((blob, index), Extent::whole(data_start + at, len));
+            }
+            Entry::PutChunkPayload {
+                blob,
+                index,
+                seal,
+                at,
+                len,
+            } => {
                 let extent = Extent {
                     at: data_start + at,
                     len,
+                    seal: Some(seal),
                 };
                 self.chunks.insert((blob, index), extent);
             }
@@ -115,13 +170,8 @@ impl Index {
                 }
             }
             Entry::PutSnapshot { id, at, len } => {
-                self.snapshots.insert(
-                    id,
-                    Extent {
-                        at: data_start + at,
-                        len,
-                    },
-                );
+                self.snapshots
+                    .insert(id, Extent::whole(data_start + at, len));
             }
             Entry::DeleteSnapshot(id) => {
                 self.snapshots.remove(&id);
@@ -167,16 +217,52 @@ pub(super) fn read_exact(
     offset: u64,
     len: usize,
 ) -> VfsResult<Vec<u8>> {
-    // The bindings hand the browser a view of this buffer in wasm memory: one copy.
     let mut buffer = vec![0u8; len];
+    read_into(handle, offset, &mut buffer)?;
+    Ok(buffer)
+}
+
+/// Fills `into` from the log at `offset`. The bindings hand the browser a view of it in
+/// wasm memory: one copy.
+pub(super) fn read_into(
+    handle: &FileSystemSyncAccessHandle,
+    offset: u64,
+    into: &mut [u8],
+) -> VfsResult<()> {
     let read = handle
-        .read_with_u8_array_and_options(&mut buffer, &at(offset))
+        .read_with_u8_array_and_options(into, &at(offset))
         .map_err(|e| opfs_error("read", e))?;
-    if (read as usize) < len {
+    if (read as usize) < into.len() {
         return Err(VfsError::new(ErrorKind::Corrupt, "/")
             .with_detail(format!("OPFS log ends inside a record at byte {offset}")));
     }
-    Ok(buffer)
+    Ok(())
+}
+
+/// A record as sealed (seal, then payload), wherever its seal is kept.
+pub(super) fn read_sealed(
+    handle: &FileSystemSyncAccessHandle,
+    extent: &Extent,
+) -> VfsResult<Vec<u8>> {
+    let mut record = vec![0u8; extent.sealed_len()];
+    read_sealed_into(handle, extent, &mut record)?;
+    Ok(record)
+}
+
+/// Fills `into`, exactly [`Extent::sealed_len`] long, with the record as sealed.
+pub(super) fn read_sealed_into(
+    handle: &FileSystemSyncAccessHandle,
+    extent: &Extent,
+    into: &mut [u8],
+) -> VfsResult<()> {
+    match extent.seal {
+        None => read_into(handle, extent.at, into),
+        Some(seal) => {
+            let (front, payload) = into.split_at_mut(records::SEAL_LEN);
+            front.copy_from_slice(&seal);
+            read_into(handle, extent.at, payload)
+        }
+    }
 }
 
 pub(super) fn write_all(
@@ -240,18 +326,23 @@ pub(super) fn replay(handle: &FileSystemSyncAccessHandle) -> VfsResult<(u64, u64
         if u32_at(&commit, 0) != COMMIT_MAGIC || u32_at(&commit, 4) != crc32fast::hash(&meta) {
             break;
         }
-        let Ok(entries) = postcard::from_bytes::<Vec<Entry>>(&meta) else {
-            break;
-        };
+        // The commit's CRC holds, so this is the batch as written: entries this build
+        // cannot decode come from a newer build, and the log is left as it is.
+        let entries = postcard::from_bytes::<Vec<Entry>>(&meta).map_err(|err| {
+            VfsError::new(ErrorKind::Unsupported, "/").with_detail(format!(
+                "the OPFS log holds a batch this build cannot read at byte {position} \
+                 (written by a newer sandtab?): {err}; nothing was changed"
+            ))
+        })?;
         // Every extent must lie inside this batch's data section.
         let inside = |at: u64, len: u32| {
             at.checked_add(u64::from(len))
                 .is_some_and(|end| end <= data_len)
         };
         let sound = entries.iter().all(|entry| match entry {
-            Entry::PutChunk { at, len, .. } | Entry::PutSnapshot { at, len, .. } => {
-                inside(*at, *len)
-            }
+            Entry::PutChunk { at, len, .. }
+            | Entry::PutChunkPayload { at, len, .. }
+            | Entry::PutSnapshot { at, len, .. } => inside(*at, *len),
             _ => true,
         });
         if !sound {
@@ -324,10 +415,22 @@ pub(super) fn append(
     }
 }
 
+/// Where a large chunk's seal is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SealPlace {
+    /// In its entry: the payloads of a file's chunks then lie back to back in the log.
+    Entry,
+    /// In front of its payload, as older logs have it (still read; written by tests).
+    BeforePayload,
+}
+
 /// The entries and the data section (as the records' own slices, not copied) of a batch,
 /// its length, and whether it holds a record whose payload is placed for alignment
 /// (which holds if the data section starts aligned).
-pub(super) fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64, bool) {
+pub(super) fn encode<'a>(
+    batch: &'a Batch,
+    seals: SealPlace,
+) -> (Vec<Entry>, Vec<&'a [u8]>, u64, bool) {
     let mut entries = Vec::new();
     let mut data: Vec<&[u8]> = Vec::new();
     let mut data_len = 0u64;
@@ -359,7 +462,40 @@ pub(super) fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64, bool) {
             .map(|&blob| Entry::DeleteBlob(blob)),
     );
     let mut aligned = false;
+    // Large payloads that follow on in one buffer (a file's chunks), written as one part:
+    // the first and the last record of the run.
+    let mut run: Option<(&ChunkRecord, &ChunkRecord)> = None;
+    let end_run = |run: &mut Option<(&'a ChunkRecord, &'a ChunkRecord)>,
+                   data: &mut Vec<&'a [u8]>| {
+        if let Some((first, last)) = run.take() {
+            data.extend(first.payloads_through(last));
+        }
+    };
     for (blob, index, record) in &batch.put_chunks {
+        let (seal, payload) = record.parts();
+        if record.len() >= ALIGN_MIN && seals == SealPlace::Entry {
+            // The payload alone goes in the data section, page-aligned; its seal is in
+            // the entry.
+            let follows = run.is_some_and(|(_, last)| last.is_followed_by(record));
+            if !(follows && data_len.is_multiple_of(ALIGN)) {
+                end_run(&mut run, &mut data);
+                let pad = padding_to_align(data_len);
+                data.push(&ZEROS[..pad as usize]);
+                data_len += pad;
+            }
+            aligned = true;
+            entries.push(Entry::PutChunkPayload {
+                blob: *blob,
+                index: *index,
+                seal: *seal,
+                at: data_len,
+                len: payload.len() as u32,
+            });
+            data_len += payload.len() as u64;
+            run = Some((run.map_or(record, |(first, _)| first), record));
+            continue;
+        }
+        end_run(&mut run, &mut data);
         if record.len() >= ALIGN_MIN {
             let pad = padding_to_align(data_len + records::SEAL_LEN as u64);
             data.push(&ZEROS[..pad as usize]);
@@ -372,11 +508,11 @@ pub(super) fn encode(batch: &Batch) -> (Vec<Entry>, Vec<&[u8]>, u64, bool) {
             at: data_len,
             len: record.len() as u32,
         });
-        let (seal, payload) = record.parts();
         data.push(seal);
         data.push(payload);
         data_len += record.len() as u64;
     }
+    end_run(&mut run, &mut data);
     entries.extend(
         batch
             .delete_snapshots

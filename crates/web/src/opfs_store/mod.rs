@@ -25,8 +25,13 @@ mod log;
 
 use log::{
     COMMIT_LEN, COMPACT_FACTOR, COMPACT_MIN, Extent, FILE_HEADER, FILE_MAGIC, Index, LogFile,
-    append, at, encode, opfs_error, read_exact, replay, size, write_all,
+    SealPlace, append, at, encode, opfs_error, read_exact, read_into, read_sealed,
+    read_sealed_into, replay, size, write_all,
 };
+
+/// The most bytes of payloads `read_blob` reads in one call: the browser answers reads of
+/// 1 MiB as fast as one read of a whole file, and 256 KiB reads (one chunk) a third slower.
+const READ_RUN_MAX: u32 = 1 << 20;
 
 #[derive(Debug)]
 struct State {
@@ -78,28 +83,47 @@ async fn open_log(
     wait(file.create_sync_access_handle(), "open sync access handle").await
 }
 
+fn storage_manager() -> VfsResult<StorageManager> {
+    let navigator = Reflect::get(&js_sys::global(), &"navigator".into())
+        .map_err(|e| opfs_error("navigator", e))?;
+    Reflect::get(&navigator, &"storage".into())
+        .map_err(|e| opfs_error("navigator.storage", e))?
+        .dyn_into()
+        .map_err(|_| {
+            VfsError::new(ErrorKind::Unsupported, "/")
+                .with_detail("this browser has no navigator.storage (OPFS)")
+        })
+}
+
+/// Sync access handles on sandbox `name`'s two log files (created if missing).
+async fn open_logs(
+    storage: &StorageManager,
+    name: &str,
+) -> VfsResult<[FileSystemSyncAccessHandle; 2]> {
+    let root: FileSystemDirectoryHandle = wait(storage.get_directory(), "root").await?;
+    let dir = directory(&directory(&root, "sandtab").await?, name).await?;
+    let a = open_log(&dir, "log-a").await?;
+    match open_log(&dir, "log-b").await {
+        Ok(b) => Ok([a, b]),
+        Err(err) => {
+            a.close();
+            Err(err)
+        }
+    }
+}
+
 impl OpfsStore {
     /// Opens (creating if needed) sandbox `name` in OPFS. Only in a dedicated worker.
     pub async fn open(name: &str) -> VfsResult<Self> {
-        let navigator = Reflect::get(&js_sys::global(), &"navigator".into())
-            .map_err(|e| opfs_error("navigator", e))?;
-        let storage: StorageManager = Reflect::get(&navigator, &"storage".into())
-            .map_err(|e| opfs_error("navigator.storage", e))?
-            .dyn_into()
-            .map_err(|_| {
-                VfsError::new(ErrorKind::Unsupported, "/")
-                    .with_detail("this browser has no navigator.storage (OPFS)")
-            })?;
-        let root: FileSystemDirectoryHandle = wait(storage.get_directory(), "root").await?;
-        let dir = directory(&directory(&root, "sandtab").await?, name).await?;
-        let handles = [
-            open_log(&dir, "log-a").await?,
-            open_log(&dir, "log-b").await?,
-        ];
-        let mut replayed = Vec::new();
-        for handle in &handles {
-            replayed.push(replay(handle)?);
-        }
+        let handles = open_logs(&storage_manager()?, name).await?;
+        let replayed = match handles.iter().map(replay).collect::<VfsResult<Vec<_>>>() {
+            Ok(replayed) => replayed,
+            Err(err) => {
+                // Let go of the files, so the sandbox can be opened again.
+                handles.iter().for_each(FileSystemSyncAccessHandle::close);
+                return Err(err);
+            }
+        };
         let active = usize::from(replayed[1].0 > replayed[0].0);
         let [(gen_a, end_a, index_a), (gen_b, end_b, index_b)] =
             <[_; 2]>::try_from(replayed).map_err(|_| VfsError::new(ErrorKind::Io, "/"))?;
@@ -148,7 +172,7 @@ impl OpfsStore {
 
     fn commit_now(&self, batch: &Batch) -> VfsResult<()> {
         let mut state = self.state.borrow_mut();
-        let (entries, data, data_len, align) = encode(batch);
+        let (entries, data, data_len, align) = encode(batch, SealPlace::Entry);
         let active = state.active;
         append(&mut state.files[active], &entries, &data, align)?;
         let data_start = state.files[active].end - COMMIT_LEN - data_len;
@@ -160,7 +184,7 @@ impl OpfsStore {
         if end > COMPACT_MIN && end > live * COMPACT_FACTOR {
             // The batch is committed whatever happens here; a compaction that fails
             // leaves the active file as it was, and the next commit tries again.
-            if let Err(err) = compact(&mut state) {
+            if let Err(err) = compact(&mut state, SealPlace::Entry) {
                 web_sys::console::warn_1(&format!("sandtab: OPFS compaction failed: {err}").into());
             }
         }
@@ -175,39 +199,29 @@ impl OpfsStore {
         extents: &[(u32, Extent)],
         visit: &mut ChunkVisitor<'_>,
     ) -> VfsResult<()> {
-        let longest = extents.iter().map(|(_, e)| e.len).max().unwrap_or(0);
-        let mut buffer = vec![0u8; longest as usize];
+        let longest = extents.iter().map(|(_, e)| e.sealed_len()).max();
+        let mut buffer = vec![0u8; longest.unwrap_or(0)];
         let state = self.state.borrow();
         let handle = &state.files[state.active].handle;
         for &(index, extent) in extents {
-            let record = &mut buffer[..extent.len as usize];
-            let read = handle
-                .read_with_u8_array_and_options(record, &at(extent.at))
-                .map_err(|e| opfs_error("read", e))?;
-            if read < f64::from(extent.len) {
-                return Err(VfsError::new(ErrorKind::Corrupt, "/").with_detail(format!(
-                    "OPFS log ends inside a record at byte {}",
-                    extent.at
-                )));
-            }
+            let record = &mut buffer[..extent.sealed_len()];
+            read_sealed_into(handle, &extent, record)?;
             visit(index, record)?;
         }
         Ok(())
     }
 
     /// Reads a blob that holds one file's contents from its first byte (`size` bytes)
-    /// into a new array. Each chunk's payload goes from the log straight into the array,
-    /// as a raw read would; a copy of it, still in the CPU's cache, is then checked
+    /// into a new array. Payloads go from the log straight into the array, as a raw read
+    /// would, in one read per run of payloads that lie back to back (up to
+    /// [`READ_RUN_MAX`]); a copy of each, still in the CPU's cache, is then checked
     /// against its seal. The chunks must add up to `size` before anything is allocated.
     pub fn read_blob(&self, blob: u64, size: u64) -> VfsResult<js_sys::Uint8Array> {
         let count = records::chunks_to_read(0, size);
         let extents = self.chunk_extents(blob, count);
         let corrupt =
             |what: String, why: String| VfsError::new(ErrorKind::Corrupt, what).with_detail(why);
-        let held: u64 = extents
-            .iter()
-            .map(|(_, e)| u64::from(e.len).saturating_sub(records::SEAL_LEN as u64))
-            .sum();
+        let held: u64 = extents.iter().map(|(_, e)| u64::from(e.payload().1)).sum();
         if extents.len() != count as usize || held != size {
             return Err(corrupt(
                 format!("contents {blob}"),
@@ -217,10 +231,23 @@ impl OpfsStore {
                 ),
             ));
         }
+        if let Some(expected) = extents
+            .iter()
+            .enumerate()
+            .position(|(expected, (index, _))| *index as usize != expected)
+        {
+            return Err(corrupt(
+                format!("contents {blob} chunk {}", extents[expected].0),
+                "chunks missing before it".into(),
+            ));
+        }
         let out = crate::convert::new_byte_array(size)?;
-        let longest = extents.iter().map(|(_, e)| e.len).max().unwrap_or(0) as usize;
-        let mut payload = vec![0u8; longest.saturating_sub(records::SEAL_LEN)];
-        let mut seal = [0u8; records::SEAL_LEN];
+        let longest = extents
+            .iter()
+            .map(|(_, e)| e.payload().1)
+            .max()
+            .unwrap_or(0);
+        let mut payload = vec![0u8; longest as usize];
         let state = self.state.borrow();
         let handle = &state.files[state.active].handle;
         let read = |into: &js_sys::Uint8Array, at_byte: u64| -> VfsResult<()> {
@@ -235,55 +262,53 @@ impl OpfsStore {
             }
             Ok(())
         };
-        let seal_len = records::SEAL_LEN as u64;
-        // The previous payload's last bytes, once there is one that long.
-        let mut previous_tail: Option<[u8; records::SEAL_LEN]> = None;
-        let mut position = 0u64;
-        for (expected, &(index, extent)) in extents.iter().enumerate() {
-            let what = format!("contents {blob} chunk {index}");
-            if index as usize != expected {
-                return Err(corrupt(what, "chunks missing before it".into()));
-            }
-            let len = (extent.len as usize)
-                .checked_sub(records::SEAL_LEN)
-                .ok_or_else(|| corrupt(what.clone(), "record is truncated".into()))?;
-            let end = position + len as u64;
-            if end > size {
-                return Err(corrupt(
-                    format!("contents {blob}"),
-                    format!("holds more than the {size} bytes its inode says"),
-                ));
-            }
-            let place = out.subarray(position as u32, end as u32);
-            if let Some(tail) = &previous_tail {
-                // One read for the seal and the payload: the seal lands on the last
-                // bytes of the previous payload, which are put back from `tail`.
-                let seal_place = out.subarray((position - seal_len) as u32, position as u32);
-                let record = out.subarray((position - seal_len) as u32, end as u32);
-                read(&record, extent.at)?;
-                seal_place.copy_to(&mut seal);
-                seal_place.copy_from(tail);
-            } else {
-                let seal_read = handle
-                    .read_with_u8_array_and_options(&mut seal, &at(extent.at))
-                    .map_err(|e| opfs_error("read", e))?;
-                if seal_read < seal_len as f64 {
-                    return Err(corrupt(what, "record is truncated".into()));
+        let mut position = 0u32;
+        let mut first = 0;
+        while first < extents.len() {
+            let (index, extent) = extents[first];
+            let what = |index: u32| format!("contents {blob} chunk {index}");
+            if extent.seal.is_none() {
+                // A record from an older log: its seal is in front of its payload.
+                let mut seal = [0u8; records::SEAL_LEN];
+                if (extent.len as usize) < records::SEAL_LEN {
+                    return Err(corrupt(what(index), "record is truncated".into()));
                 }
-                read(&place, extent.at + seal_len)?;
+                let (payload_at, len) = extent.payload();
+                let place = out.subarray(position, position + len);
+                read_into(handle, extent.at, &mut seal)?;
+                read(&place, payload_at)?;
+                place.copy_to(&mut payload[..len as usize]);
+                records::check_seal(seal, &payload[..len as usize], &what(index))?;
+                position += len;
+                first += 1;
+                continue;
             }
-            place.copy_to(&mut payload[..len]);
-            records::check_seal(seal, &payload[..len], &what)?;
-            previous_tail = payload[..len]
-                .last_chunk::<{ records::SEAL_LEN }>()
-                .copied();
-            position = end;
-        }
-        if position != size {
-            return Err(corrupt(
-                format!("contents {blob}"),
-                format!("holds {position} bytes, its inode says {size}"),
-            ));
+            // The run: the chunks from `first` whose payloads follow on in the log.
+            let mut last = first;
+            let mut run_len = extent.len;
+            while let Some((_, next)) = extents.get(last + 1)
+                && next.seal.is_some()
+                && next.at
+                    == extents[last]
+                        .1
+                        .at
+                        .saturating_add(u64::from(extents[last].1.len))
+                && let Some(longer) = run_len.checked_add(next.len)
+                && longer <= READ_RUN_MAX
+            {
+                run_len = longer;
+                last += 1;
+            }
+            read(&out.subarray(position, position + run_len), extent.at)?;
+            for &(index, extent) in &extents[first..=last] {
+                let len = extent.len;
+                out.subarray(position, position + len)
+                    .copy_to(&mut payload[..len as usize]);
+                let seal = extent.seal.unwrap_or_default();
+                records::check_seal(seal, &payload[..len as usize], &what(index))?;
+                position += len;
+            }
+            first = last + 1;
         }
         Ok(out)
     }
@@ -301,17 +326,13 @@ impl OpfsStore {
 
     fn read_extent(&self, extent: Extent) -> VfsResult<Vec<u8>> {
         let state = self.state.borrow();
-        read_exact(
-            &state.files[state.active].handle,
-            extent.at,
-            extent.len as usize,
-        )
+        read_sealed(&state.files[state.active].handle, &extent)
     }
 }
 
 /// Writes every live record into the idle file as one batch under the next generation;
 /// once that is flushed and committed it becomes the active file.
-fn compact(state: &mut State) -> VfsResult<()> {
+fn compact(state: &mut State, seals: SealPlace) -> VfsResult<()> {
     let active = state.active;
     let idle = 1 - active;
     let mut batch = Batch {
@@ -326,13 +347,13 @@ fn compact(state: &mut State) -> VfsResult<()> {
         ..Batch::default()
     };
     for (&(blob, index), extent) in &state.index.chunks {
-        let record = read_exact(&state.files[active].handle, extent.at, extent.len as usize)?;
+        let record = read_sealed(&state.files[active].handle, extent)?;
         batch
             .put_chunks
             .push((blob, index, records::ChunkRecord::from_sealed(record)));
     }
     for (&id, extent) in &state.index.snapshots {
-        let record = read_exact(&state.files[active].handle, extent.at, extent.len as usize)?;
+        let record = read_sealed(&state.files[active].handle, extent)?;
         batch.put_snapshots.push((id, record));
     }
     let generation = state.files[active].generation + 1;
@@ -345,7 +366,7 @@ fn compact(state: &mut State) -> VfsResult<()> {
     write_all(&file.handle, 0, &header)?;
     file.end = FILE_HEADER;
     file.generation = generation;
-    let (entries, data, data_len, align) = encode(&batch);
+    let (entries, data, data_len, align) = encode(&batch, seals);
     append(file, &entries, &data, align)?;
     let mut index = Index::default();
     let data_start = file.end - COMMIT_LEN - data_len;
@@ -465,14 +486,36 @@ pub async fn chunk_payloads_for_test(name: &str) -> VfsResult<Vec<(u64, u32)>> {
         .index
         .chunks
         .values()
-        .map(|extent| (extent.at + records::SEAL_LEN as u64, extent.len))
+        .map(|extent| extent.payload())
         .collect())
 }
 
-/// The size of the active log file and its generation, for tests of compaction.
+/// The size and generation of the log file with the higher generation in its header,
+/// read without replaying the log (which a test may have made unreadable).
 pub async fn log_size_for_test(name: &str) -> VfsResult<(u64, u64)> {
+    let handles = open_logs(&storage_manager()?, name).await?;
+    let mut newest = (0, 0);
+    for handle in &handles {
+        let generation = read_exact(handle, 8, 8)
+            .ok()
+            .and_then(|bytes| bytes.try_into().ok())
+            .map_or(0, u64::from_le_bytes);
+        if generation >= newest.1 {
+            newest = (size(handle)?, generation);
+        }
+    }
+    handles.iter().for_each(FileSystemSyncAccessHandle::close);
+    Ok(newest)
+}
+
+/// Compacts the log now; with `older_layout`, large chunks' seals go in front of their
+/// payloads, as older logs have them: for tests that such logs still read.
+pub async fn compact_for_test(name: &str, older_layout: bool) -> VfsResult<()> {
     let store = OpfsStore::open(name).await?;
-    let state = store.state.borrow();
-    let file = &state.files[state.active];
-    Ok((size(&file.handle)?, file.generation))
+    let seals = if older_layout {
+        SealPlace::BeforePayload
+    } else {
+        SealPlace::Entry
+    };
+    compact(&mut store.state.borrow_mut(), seals)
 }
