@@ -119,10 +119,11 @@ async function storageBench(browser, server) {
       const rows = { write: [], read: [], reopen: [], opfsWrite: [], opfsRead: [] };
       // The raw OPFS baseline: a worker that writes and reads one file with a sync
       // access handle, receiving and returning the bytes by postMessage like the sandbox.
+      // Each round writes a new file, as each round's sandbox is new.
       const rawSource = `
         onmessage = async ({ data }) => {
           const root = await navigator.storage.getDirectory();
-          const file = await root.getFileHandle('bench-raw', { create: true });
+          const file = await root.getFileHandle(data.file, { create: true });
           if (data.ping) {
             postMessage('ready');
             return;
@@ -217,50 +218,72 @@ async function storageBench(browser, server) {
         phase('OPFS');
         // 100 MiB through an OPFS sandbox vs raw OPFS. The two go first in turn from round
         // to round, so neither always pays for the other's garbage or disk writeback.
-        const rawOpfs = async () => {
+        const file = `bench-raw-${round}`;
+        const opfsName = `bench-opfs-${round}`;
+        const options = { name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } };
+        const rawOpfsWriteOnce = async () => {
           const writer = rawWorker();
-          await rawCall(writer, { ping: true });
-          let start = now();
-          await rawCall(writer, { write: hundredMiB });
-          const write = now() - start;
+          await rawCall(writer, { ping: true, file });
+          const start = now();
+          await rawCall(writer, { write: hundredMiB, file });
+          const elapsed = now() - start;
           writer.terminate();
+          return elapsed;
+        };
+        const sandboxWrite = async () => {
+          const opfs = await Sandbox.create(options);
+          const start = now();
+          await opfs.writeFile('/big', hundredMiB);
+          const elapsed = now() - start;
+          opfs.terminate();
+          return elapsed;
+        };
+        const rawOpfsReadOnce = async () => {
           const reader = rawWorker();
-          await rawCall(reader, { ping: true });
-          start = now();
-          const back = await rawCall(reader, { read: true });
-          const read = now() - start;
+          await rawCall(reader, { ping: true, file });
+          const start = now();
+          const back = await rawCall(reader, { read: true, file });
+          const elapsed = now() - start;
           reader.terminate();
           if (back.length !== hundredMiB.length) throw new Error('raw OPFS read failed');
-          return { write, read };
+          return elapsed;
         };
-        const sandboxOpfs = async () => {
-          const opfsName = `bench-opfs-${round}`;
-          const options = { name: opfsName, storage: 'opfs', quota: { maxFileSize: 200 << 20, maxBytes: 400 << 20 } };
-          const opfs = await Sandbox.create(options);
-          let start = now();
-          await opfs.writeFile('/big', hundredMiB);
-          const write = now() - start;
-          opfs.terminate();
-          await new Promise((r) => setTimeout(r, 200));
+        const sandboxRead = async () => {
           const opfsAgain = await Sandbox.create(options);
-          start = now();
+          const start = now();
           const back = await opfsAgain.readFile('/big');
-          const read = now() - start;
+          const elapsed = now() - start;
           opfsAgain.terminate();
           if (back.length !== hundredMiB.length || back[8192] !== hundredMiB[8192]) throw new Error('OPFS sandbox read back wrong bytes');
-          return { write, read };
+          return elapsed;
         };
-        let raw, ours;
+        const settle = () => new Promise((r) => setTimeout(r, 200));
+        // Writes: one each, the first in turn from round to round. Reads: three each, every
+        // one from a new worker, taking turns, and the round keeps each side's median.
+        let opfsWrite, rawOpfsWrite;
         if (round % 2 === 0) {
-          raw = await rawOpfs();
-          await new Promise((r) => setTimeout(r, 200));
-          ours = await sandboxOpfs();
+          opfsWrite = await sandboxWrite();
+          await settle();
+          rawOpfsWrite = await rawOpfsWriteOnce();
         } else {
-          ours = await sandboxOpfs();
-          await new Promise((r) => setTimeout(r, 200));
-          raw = await rawOpfs();
+          rawOpfsWrite = await rawOpfsWriteOnce();
+          await settle();
+          opfsWrite = await sandboxWrite();
         }
-        const [opfsWrite, rawOpfsWrite, opfsRead, rawOpfsRead] = [ours.write, raw.write, ours.read, raw.read];
+        await settle();
+        const reads = { ours: [], raw: [] };
+        for (let k = 0; k < 3; k++) {
+          if ((k + round) % 2 === 0) {
+            reads.raw.push(await rawOpfsReadOnce());
+            reads.ours.push(await sandboxRead());
+          } else {
+            reads.ours.push(await sandboxRead());
+            reads.raw.push(await rawOpfsReadOnce());
+          }
+        }
+        const middle = (values) => [...values].sort((a, b) => a - b)[1];
+        const opfsRead = middle(reads.ours);
+        const rawOpfsRead = middle(reads.raw);
         rows.opfsWrite.push([opfsWrite, rawOpfsWrite]);
         rows.opfsRead.push([opfsRead, rawOpfsRead]);
       }
