@@ -25,7 +25,8 @@
 //   opfs   a 100 MiB file written (and flushed) and read back through an OPFS sandbox
 //          vs raw OPFS sync access handles in a worker, both sent from and to the page;
 //          each read runs in a worker started for it (the sandbox's is reopened), and
-//          the timer starts once that worker is ready; the two go first in turn
+//          the timer starts once that worker is ready; the two go first in turn, and
+//          each round keeps the median of three reads a side
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { serve } from './serve.mjs';
