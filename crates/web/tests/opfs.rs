@@ -41,6 +41,31 @@ async fn fsck_clean(sandbox: &Sandbox) {
     );
 }
 
+/// Writes `data` to `/home/agent/big` of sandbox `name` (a new one) and closes it.
+async fn write_big(name: &str, data: &[u8]) {
+    let sandbox = open(name).await.unwrap();
+    sandbox
+        .write_file("/home/agent/big".into(), data.to_vec())
+        .await
+        .unwrap();
+}
+
+/// Where the payloads of the log's large chunks are, and their lengths.
+async fn large_payloads(name: &str) -> Vec<(u64, u32)> {
+    let payloads = chunk_payloads_for_test(name).await.unwrap();
+    payloads
+        .into_iter()
+        .filter(|(_, len)| *len > 65536)
+        .collect()
+}
+
+/// Whether each payload starts where the one before it ends.
+fn back_to_back(payloads: &[(u64, u32)]) -> bool {
+    payloads
+        .windows(2)
+        .all(|w| w[0].0 + u64::from(w[0].1) == w[1].0)
+}
+
 #[wasm_bindgen_test]
 async fn files_survive_a_reopen() {
     let name = unique("opfs-reopen");
@@ -99,13 +124,7 @@ async fn a_torn_tail_is_cut_off_and_the_last_commit_stays() {
 async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
     let name = unique("opfs-large");
     let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 241) as u8).collect();
-    {
-        let sandbox = open(&name).await.unwrap();
-        sandbox
-            .write_file("/home/agent/big".into(), data.clone())
-            .await
-            .unwrap();
-    }
+    write_big(&name, &data).await;
     {
         let sandbox = open(&name).await.unwrap();
         let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
@@ -120,18 +139,12 @@ async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
         );
     }
     // Large chunks' payloads start page-aligned in the log (reads of them are faster).
-    let payloads = chunk_payloads_for_test(&name).await.unwrap();
-    let large: Vec<_> = payloads.iter().filter(|(_, len)| *len > 65536).collect();
-    assert_eq!(large.len(), 12, "{payloads:?}");
+    let large = large_payloads(&name).await;
+    assert_eq!(large.len(), 12, "{large:?}");
     assert!(large.iter().all(|(at, _)| at % 4096 == 0), "{large:?}");
     // ... and lie back to back (their seals are in the batch's metadata), so the file is
     // written, and read, in long runs.
-    assert!(
-        large
-            .windows(2)
-            .all(|w| w[0].0 + u64::from(w[0].1) == w[1].0),
-        "{large:?}"
-    );
+    assert!(back_to_back(&large), "{large:?}");
     // The file's chunks are most of the log: its middle is inside one of them.
     let (size, _) = log_size_for_test(&name).await.unwrap();
     flip_byte_for_test(&name, size / 2).await.unwrap();
@@ -259,20 +272,13 @@ async fn a_stored_size_its_chunks_do_not_hold_is_euclean_before_anything_is_allo
 async fn a_log_with_seals_in_front_of_payloads_still_reads_and_is_rewritten_on_compaction() {
     let name = unique("opfs-older");
     let data: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
-    {
-        let sandbox = open(&name).await.unwrap();
-        sandbox
-            .write_file("/home/agent/big".into(), data.clone())
-            .await
-            .unwrap();
-        exec(&sandbox, "echo small > small.txt", None).await;
-    }
+    write_big(&name, &data).await;
+    exec(&open(&name).await.unwrap(), "echo small > small.txt", None).await;
     // The layout of logs from before seals moved into the metadata: each large payload
     // page-aligned with its seal in front of it.
     compact_for_test(&name, true).await.unwrap();
-    let payloads = chunk_payloads_for_test(&name).await.unwrap();
-    let large: Vec<_> = payloads.iter().filter(|(_, len)| *len > 65536).collect();
-    assert_eq!(large.len(), 4, "{payloads:?}");
+    let large = large_payloads(&name).await;
+    assert_eq!(large.len(), 4, "{large:?}");
     assert!(
         large
             .windows(2)
@@ -300,14 +306,8 @@ async fn a_log_with_seals_in_front_of_payloads_still_reads_and_is_rewritten_on_c
     flip_byte_for_test(&name, large[1].0 + 100).await.unwrap();
     // Compaction writes the current layout: payloads back to back, same bytes.
     compact_for_test(&name, false).await.unwrap();
-    let payloads = chunk_payloads_for_test(&name).await.unwrap();
-    let large: Vec<_> = payloads.iter().filter(|(_, len)| *len > 65536).collect();
-    assert!(
-        large
-            .windows(2)
-            .all(|w| w[0].0 + u64::from(w[0].1) == w[1].0),
-        "{large:?}"
-    );
+    let large = large_payloads(&name).await;
+    assert!(back_to_back(&large), "{large:?}");
     let sandbox = open(&name).await.unwrap();
     let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
     assert!(back.to_vec() == data, "read back the same bytes");
