@@ -59,6 +59,14 @@ async fn large_payloads(name: &str) -> Vec<(u64, u32)> {
         .collect()
 }
 
+/// A batch's header as the log writes it: magic, metadata length, data length.
+fn batch_head(meta_len: u32, data_len: u64) -> Vec<u8> {
+    let mut head = 0x5342_4154u32.to_le_bytes().to_vec();
+    head.extend_from_slice(&meta_len.to_le_bytes());
+    head.extend_from_slice(&data_len.to_le_bytes());
+    head
+}
+
 /// Whether each payload starts where the one before it ends.
 fn back_to_back(payloads: &[(u64, u32)]) -> bool {
     payloads
@@ -99,9 +107,7 @@ async fn a_torn_tail_is_cut_off_and_the_last_commit_stays() {
         exec(&sandbox, "echo committed > c.txt", None).await;
     }
     // What a crash in the middle of writing a batch leaves: a header and half a body.
-    let mut torn = 0x5342_4154u32.to_le_bytes().to_vec();
-    torn.extend_from_slice(&500u32.to_le_bytes());
-    torn.extend_from_slice(&1_000_000u64.to_le_bytes());
+    let mut torn = batch_head(500, 1_000_000);
     torn.extend_from_slice(&[7u8; 300]);
     append_garbage_for_test(&name, &torn).await.unwrap();
     {
@@ -324,9 +330,7 @@ async fn a_committed_batch_this_build_cannot_decode_is_a_clear_error_that_change
     // A whole batch (its commit's CRC holds) with one entry of a kind unknown here, as a
     // newer build might write: postcard's vector of length 1, variant 200.
     let meta = [0x01u8, 0xc8, 0x01];
-    let mut batch = 0x5342_4154u32.to_le_bytes().to_vec();
-    batch.extend_from_slice(&(meta.len() as u32).to_le_bytes());
-    batch.extend_from_slice(&0u64.to_le_bytes());
+    let mut batch = batch_head(meta.len() as u32, 0);
     batch.extend_from_slice(&meta);
     batch.extend_from_slice(&0x434f_4d54u32.to_le_bytes());
     batch.extend_from_slice(&crc32fast::hash(&meta).to_le_bytes());

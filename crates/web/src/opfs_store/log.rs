@@ -102,7 +102,7 @@ impl Extent {
     /// The record's length as sealed: seal and payload.
     pub(super) fn sealed_len(&self) -> usize {
         match self.seal {
-            Some(_) => records::SEAL_LEN + self.len as usize,
+            Some(_) => (self.len as usize).saturating_add(records::SEAL_LEN),
             None => self.len as usize,
         }
     }
