@@ -11,6 +11,7 @@ import { serve } from '../../scripts/serve.mjs';
 import { startModelServer } from './servers/model.mjs';
 import { startServer } from './servers/http.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
+import { containedContent } from './frames.mjs';
 import { DEMO_ROOT } from './screen.mjs';
 
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
@@ -361,7 +362,7 @@ for (const name of browserNames) {
       assert.equal(await readText(page, '/home/agent/hello.py'), 'print("hi") # edited\n');
     });
 
-    test('the preview shows the project page with its script, in a sandboxed frame', async () => {
+    test('the preview shows the project page; its script runs only once the person allows it', async () => {
       await page.evaluate(async () => {
         const box = window.sandtab.sandbox;
         await box.writeFile('/home/agent/index.html', '<!doctype html><link rel="stylesheet" href="style.css"><h1 id="t">wait</h1><script src="app.js"></script>');
@@ -369,16 +370,33 @@ for (const name of browserNames) {
         await box.writeFile('/home/agent/app.js', 'document.getElementById("t").textContent = "from app.js";');
       });
       await page.click('#tab-preview');
-      const frame = await (await page.waitForSelector('#preview-panel iframe')).contentFrame();
+      // Off by default: the page and its styles show, its script does not run.
+      assert.equal(await page.$eval('#run-scripts', (el) => el.checked), false);
+      let frame = await containedContent(page, '#preview-panel iframe');
+      await frame.waitForFunction(() => getComputedStyle(document.getElementById('t') ?? document.body).color === 'rgb(1, 2, 3)', { timeout: 10_000 });
+      assert.equal(await frame.$eval('#t', (el) => el.textContent), 'wait');
+      assert.equal(await page.$eval('#preview-panel iframe', (el) => el.getAttribute('sandbox')), 'allow-same-origin');
+      // The person's switch (drawn by the page): scripts run, in an opaque origin.
+      await page.click('#run-scripts');
+      assert.equal(await page.$eval('#run-scripts-note', (el) => el.hidden), false);
+      frame = await containedContent(page, '#preview-panel iframe');
       await frame.waitForFunction(() => document.getElementById('t')?.textContent === 'from app.js', { timeout: 10_000 });
-      assert.equal(await frame.$eval('#t', (el) => getComputedStyle(el).color), 'rgb(1, 2, 3)');
-      // The frame is an opaque origin: no reach into the page.
-      assert.equal(await page.$eval('#preview-panel iframe', (el) => el.getAttribute('sandbox')), 'allow-scripts allow-forms allow-modals');
+      assert.equal(await page.$eval('#preview-panel iframe', (el) => el.getAttribute('sandbox')), 'allow-scripts allow-modals');
       // A change to the files shows without a reload click.
       await page.evaluate(() => window.sandtab.sandbox.writeFile('/home/agent/app.js', 'document.getElementById("t").textContent = "changed";'));
       await page.click('#snapshot');
-      const again = await (await page.$('#preview-panel iframe')).contentFrame();
+      await page.waitForFunction(
+        () => {
+          const inner = document.querySelector('#preview-panel iframe');
+          return inner && inner.srcdoc.includes('changed');
+        },
+        { timeout: 10_000 },
+      );
+      const again = await containedContent(page, '#preview-panel iframe');
       await again.waitForFunction(() => document.getElementById('t')?.textContent === 'changed', { timeout: 10_000 });
+      // The switch is the project's, kept across a reload of the page; off again here.
+      await page.click('#run-scripts');
+      assert.equal(await page.$eval('#run-scripts-note', (el) => el.hidden), true);
       await page.click('#tab-terminal');
     });
 

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
+import { containedContent } from './frames.mjs';
 import { DEMO_ROOT } from './screen.mjs';
 import { startServer } from './servers/http.mjs';
 
@@ -19,8 +20,7 @@ attempt('indexedDB', () => indexedDB.open('x') && 'opened');
 fetch('http://127.0.0.1:${port}/beacon').then(() => 'sent', (e) => 'blocked: ' + e.name).then((f) => { r.fetch = f; sandtab.send(r); });
 </script>`;
 
-const FORM = `<form id=order><input name=item value=tea><select name=size><option>big</option></select><button id=go>Order</button></form>
-<script>setTimeout(() => document.getElementById('go').click(), 50);</script>`;
+const FORM = `<form id=order><input name=item value=tea><select name=size><option>big</option></select><button id=go>Order</button></form>`;
 
 for (const name of browserNames) {
   describe(`the ui door in ${name}`, () => {
@@ -41,7 +41,8 @@ for (const name of browserNames) {
         const place = document.createElement('div');
         place.id = 'test-ui';
         document.body.append(place);
-        window.uibox = await window.sandtab.Sandbox.create({ storage: 'memory', capabilities: { ui: true }, ui: place });
+        // The probe's own scripts report what they could reach: this sandbox lets them run.
+        window.uibox = await window.sandtab.Sandbox.create({ storage: 'memory', capabilities: { ui: true }, ui: place, uiScripts: true });
         window.noui = await window.sandtab.Sandbox.create({ storage: 'memory', ui: place });
       });
     });
@@ -83,7 +84,11 @@ for (const name of browserNames) {
     });
 
     test('a form submission comes back as JSON; a timeout is exit 124; close removes the frame', async () => {
-      const out = await exec('uibox', 'ui show form.html --title Order --wait --timeout 20 | jq -c "{type, form, data}"', { '/home/agent/form.html': FORM });
+      const shown = await exec('uibox', 'ui show form.html --title Order', { '/home/agent/form.html': FORM });
+      assert.equal(shown.exitCode, 0, shown.stderr);
+      // A person's click (the browser's own input, not a script's).
+      await (await containedContent(page, '#test-ui iframe')).click('#go');
+      const out = await exec('uibox', 'ui wait --timeout 20 | jq -c "{type, form, data}"');
       assert.equal(out.stdout, '{"type":"submit","form":"order","data":{"item":"tea","size":"big"}}\n', out.stderr);
       const timeout = await exec('uibox', 'ui wait --timeout 0.2; echo "exit $?"; ui close; echo "closed $?"');
       assert.equal(timeout.stdout, 'exit 124\nclosed 0\n', timeout.stderr);

@@ -83,7 +83,11 @@ export class Sandbox {
     this.#tools = options.tools ?? {};
     this.#net = new NetBroker(secrets);
     const place = options.ui;
-    this.#ui = new UiFrame(() => (typeof place === 'function' ? place() : (place ?? null)));
+    const scripts = options.uiScripts;
+    this.#ui = new UiFrame(
+      () => (typeof place === 'function' ? place() : (place ?? null)),
+      () => (typeof scripts === 'function' ? scripts() : scripts === true),
+    );
   }
 
   /** Starts a runtime worker and opens the sandbox `options.name` in it: from
@@ -121,7 +125,7 @@ export class Sandbox {
         worker.terminate();
         reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
       };
-      const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ui: _u, ...rest } = options;
+      const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ui: _u, uiScripts: _s, ...rest } = options;
       const workerOptions: WorkerOptions = capabilities ? { ...rest, capabilities } : rest;
       // Program URLs are relative to the page, not to the worker script.
       const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: new URL(spec.url, globalThis.location?.href).href }));

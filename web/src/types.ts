@@ -273,6 +273,14 @@ export interface SandboxOptions extends WorkerOptions {
   /** Where the `ui` door shows the sandbox's HTML (an element, or a function giving
    * one when asked); without it `ui` is refused. The document must also grant `ui`. */
   ui?: HTMLElement | (() => HTMLElement | null);
+  /** Whether the sandbox's HTML may run scripts in the `ui` frame (asked at each `ui
+   * show`; default false). Without scripts the frame is shut: it fetches nothing,
+   * navigates nowhere, and the page reads the person's clicks and forms itself. With
+   * scripts it still fetches and navigates nowhere, and only a person's clicks count,
+   * but a script can send data out over WebRTC (no Content Security Policy covers it)
+   * and a busy script freezes the page: allow it only for HTML you trust, or when
+   * that is acceptable. */
+  uiScripts?: boolean | (() => boolean);
   /** Handlers of the granted tools, by name. */
   tools?: Record<string, ToolHandler>;
   /** A handler for granted tools not in `tools`: resolve with a JSON string, or reject

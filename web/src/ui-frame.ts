@@ -1,11 +1,18 @@
-// The page's side of the sandbox's `ui` door: HTML from the sandbox shown in an iframe
-// with `sandbox="allow-scripts"` (no `allow-same-origin`: an opaque origin that can
-// read nothing of the page, its cookies or its storage), a strict CSP (no network, no
-// form submission), and a small bridge that turns clicks, form submissions and
-// `sandtab.send(data)` into JSON events for the sandbox's `ui wait`.
+// The page's side of the sandbox's `ui` door: HTML from the sandbox shown in a contained
+// frame (`contained-frame.ts`: it can read nothing of the page and reach nothing), and a
+// bridge that turns a person's clicks and form submissions, and `sandtab.send(data)`
+// from the frame's own scripts, into JSON events for the sandbox's `ui wait`.
+//
+// Scripts are off unless the page allows them (`uiScripts`); while they are off the
+// bridge listens to the frame's document from the page. With scripts on, the bridge runs first inside the
+// frame and talks to the page over a MessagePort only it holds, and it passes on only
+// events the browser marks as a person's (`isTrusted`), so a script cannot make a click
+// or a submission up; what a script says goes out as `{type: 'message'}`.
 
-/** The Content Security Policy of every frame: inline scripts and styles run; nothing
- * is fetched or submitted anywhere. */
+import { containedFrame, contentDocument, contentWindow, holdLinks } from './contained-frame.js';
+
+/** The Content Security Policy the sandbox's HTML starts with (the wrapper's, which it
+ * also inherits, is stricter still: it frames nothing). */
 export const UI_POLICY =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:; media-src data: blob:; form-action 'none'; base-uri 'none'";
 
@@ -14,34 +21,84 @@ const MAX_EVENT_BYTES = 64 * 1024;
 /** Events kept while nobody waits; older ones are dropped. */
 const MAX_QUEUED = 100;
 
-// Runs inside the frame, before the sandbox's HTML.
-const BRIDGE = `(() => {
-  const send = (event) => parent.postMessage({ sandtabUi: 1, event }, '*');
-  const describe = (el) => ({ id: el.id || null, name: el.getAttribute('name'), text: (el.textContent || '').trim().slice(0, 200), value: typeof el.value === 'string' ? el.value : null });
-  const fields = (form) => {
-    const out = {};
-    for (const [key, value] of new FormData(form)) {
+/** Turns a person's clicks, submissions and Enter presses in `doc` into `send(event)`.
+ * It runs in the page (scripts off) or, stringified, inside the frame (scripts on), so
+ * it must name nothing outside itself. */
+function listen(doc: Document, send: (event: unknown) => void): void {
+  const win = doc.defaultView as (Window & typeof globalThis) | null;
+  if (!win) return;
+  const FD = win.FormData;
+  const describe = (el: Element) => ({
+    id: el.id || null,
+    name: el.getAttribute('name'),
+    text: (el.textContent || '').trim().slice(0, 200),
+    value: typeof (el as HTMLInputElement).value === 'string' ? (el as HTMLInputElement).value : null,
+  });
+  const fields = (form: HTMLFormElement) => {
+    const out: Record<string, string | string[]> = {};
+    for (const [key, value] of new FD(form)) {
       if (typeof value !== 'string') continue;
-      out[key] = key in out ? [].concat(out[key], value) : value;
+      const had = out[key];
+      out[key] = had === undefined ? value : ([] as string[]).concat(had, value);
     }
     return out;
   };
-  const submit = (form, submitter) => send({ type: 'submit', form: form.id || form.getAttribute('name') || null, submitter: submitter ? describe(submitter) : null, data: fields(form) });
-  window.sandtab = Object.freeze({ send: (data) => send({ type: 'message', data }) });
-  document.addEventListener('click', (e) => {
-    const el = e.target instanceof Element && e.target.closest('button, input[type=submit], input[type=button], a, [data-sandtab-event]');
-    if (!el) return;
-    const form = el.form || el.closest('form');
-    const submits = el.matches('input[type=submit], button:not([type]), button[type=submit]');
-    if (form && submits) { e.preventDefault(); submit(form, el); return; }
-    if (el.tagName === 'A') e.preventDefault();
-    send({ type: 'click', tag: el.tagName.toLowerCase(), target: describe(el) });
+  const submit = (form: HTMLFormElement, submitter: Element | null) =>
+    send({ type: 'submit', form: form.id || form.getAttribute('name') || null, submitter: submitter ? describe(submitter) : null, data: fields(form) });
+  doc.addEventListener(
+    'click',
+    (e) => {
+      const el = e.target instanceof win.Element ? e.target.closest('button, input[type=submit], input[type=button], a, area, [data-sandtab-event]') : null;
+      if (!el) return;
+      const form = (el as HTMLButtonElement).form || el.closest('form');
+      const submits = el.matches('input[type=submit], button:not([type]), button[type=submit]');
+      if ((form && submits) || el.matches('a, area')) e.preventDefault();
+      // A script's `el.click()` or `dispatchEvent` is not a person's click.
+      if (!e.isTrusted) return;
+      if (form && submits) submit(form, el);
+      else send({ type: 'click', tag: el.tagName.toLowerCase(), target: describe(el) });
+    },
+    true,
+  );
+  // Submissions are reported from the click or key that made them (`requestSubmit()`
+  // by a script fires a submit event too); the form itself never goes anywhere.
+  doc.addEventListener('submit', (e) => e.preventDefault(), true);
+  doc.addEventListener(
+    'keydown',
+    (e) => {
+      const el = e.target;
+      if (e.key !== 'Enter' || !(el instanceof win.HTMLInputElement) || !el.form) return;
+      e.preventDefault();
+      if (e.isTrusted) submit(el.form, null);
+    },
+    true,
+  );
+}
+
+// Runs inside the frame before the sandbox's HTML when scripts are on. It keeps the
+// port the page sends (only the page's first message carrying one) in its closure, and
+// binds the functions it calls now, before the sandbox's scripts could replace them.
+const IN_FRAME_BRIDGE = `(() => {
+  const post = Function.prototype.call.bind(MessagePort.prototype.postMessage);
+  const stringify = JSON.stringify;
+  const page = parent.parent;
+  let port = null;
+  const early = [];
+  const send = (event) => {
+    let json;
+    try { json = stringify(event); } catch { return; }
+    if (typeof json !== 'string') return;
+    if (port) post(port, json); else if (early.length < ${MAX_QUEUED}) early.push(json);
+  };
+  addEventListener('message', (e) => {
+    if (port || e.source !== page || !e.data || e.data.sandtabUiPort !== 1 || !e.ports[0]) return;
+    e.stopImmediatePropagation();
+    port = e.ports[0];
+    for (const json of early.splice(0)) post(port, json);
   }, true);
-  document.addEventListener('submit', (e) => { e.preventDefault(); submit(e.target, e.submitter); }, true);
-  document.addEventListener('keydown', (e) => {
-    const el = e.target;
-    if (e.key === 'Enter' && el instanceof HTMLInputElement && el.form) { e.preventDefault(); submit(el.form, null); }
-  }, true);
+  const message = (data) => send({ type: 'message', data });
+  Object.defineProperty(window, 'sandtab', { value: Object.freeze({ send: message }), enumerable: true });
+  (${listen.toString()})(document, send);
 })();`;
 
 export interface UiAction {
@@ -53,14 +110,17 @@ export interface UiAction {
 
 export class UiFrame {
   readonly #place: () => HTMLElement | null;
+  readonly #scripts: () => boolean;
   #frame: HTMLIFrameElement | null = null;
+  #port: MessagePort | null = null;
   #queue: string[] = [];
   #waiter: ((event: string | null) => void) | null = null;
-  readonly #onMessage = (event: MessageEvent) => this.#receive(event);
 
-  /** `place`: the element the frame goes in (asked at each `show`). */
-  constructor(place: () => HTMLElement | null) {
+  /** `place`: the element the frame goes in; `scripts`: whether the frame's scripts run
+   * (both asked at each `show`). */
+  constructor(place: () => HTMLElement | null, scripts: () => boolean = () => false) {
     this.#place = place;
+    this.#scripts = scripts;
   }
 
   /** Carries out one action from the sandbox; for `wait`, the next event's JSON or null. */
@@ -81,15 +141,17 @@ export class UiFrame {
     const place = this.#place();
     if (!place) throw Object.assign(new Error('the page gives no place to show a user interface'), { code: 'CAP_DENIED' });
     this.close();
-    const frame = document.createElement('iframe');
-    frame.setAttribute('sandbox', 'allow-scripts');
-    frame.setAttribute('referrerpolicy', 'no-referrer');
-    frame.title = title;
-    frame.className = 'sandtab-ui';
-    frame.srcdoc =
-      `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${UI_POLICY}">` +
-      `<script>${BRIDGE}</script>${html}`;
-    window.addEventListener('message', this.#onMessage);
+    const scripts = this.#scripts();
+    const prelude = scripts ? `<script>${IN_FRAME_BRIDGE}</script>` : '';
+    const frame = containedFrame(
+      `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${UI_POLICY}">${prelude}${html}`,
+      { scripts, title, className: 'sandtab-ui' },
+    );
+    frame.addEventListener('load', () => {
+      if (this.#frame !== frame) return;
+      if (scripts) this.#connect(frame);
+      else this.#listenFromPage(frame);
+    });
     place.append(frame);
     this.#frame = frame;
   }
@@ -117,25 +179,45 @@ export class UiFrame {
   }
 
   close(): void {
-    window.removeEventListener('message', this.#onMessage);
+    this.#port?.close();
+    this.#port = null;
     this.#frame?.remove();
     this.#frame = null;
     this.#queue = [];
     this.#waiter?.(null);
   }
 
-  #receive(message: MessageEvent): void {
-    // Only the frame's own messages; its origin is opaque ("null"), so check the source.
-    if (!this.#frame || message.source !== this.#frame.contentWindow) return;
-    const data = message.data as { sandtabUi?: number; event?: unknown } | null;
-    if (!data || data.sandtabUi !== 1) return;
-    let json: string;
-    try {
-      json = JSON.stringify(data.event);
-    } catch {
-      return;
-    }
-    if (json === undefined || json.length > MAX_EVENT_BYTES) return;
+  /** Scripts on: hands the bridge inside the frame its end of a private channel. */
+  #connect(frame: HTMLIFrameElement): void {
+    const inner = contentWindow(frame);
+    if (!inner) return;
+    const channel = new MessageChannel();
+    channel.port1.onmessage = (message) => {
+      if (this.#frame === frame && typeof message.data === 'string') this.#receive(message.data);
+    };
+    this.#port = channel.port1;
+    inner.postMessage({ sandtabUiPort: 1 }, '*', [channel.port2]);
+  }
+
+  /** Scripts off: the page listens to the frame's document itself. */
+  #listenFromPage(frame: HTMLIFrameElement): void {
+    const doc = contentDocument(frame);
+    if (!doc) return;
+    holdLinks(doc);
+    listen(doc, (event) => {
+      if (this.#frame !== frame) return;
+      let json: string;
+      try {
+        json = JSON.stringify(event);
+      } catch {
+        return;
+      }
+      this.#receive(json);
+    });
+  }
+
+  #receive(json: string): void {
+    if (json.length > MAX_EVENT_BYTES) return;
     if (this.#waiter) {
       this.#waiter(json);
       return;

@@ -19,6 +19,7 @@ import {
   renameProject,
   saveConversation,
   setActiveProject,
+  setRunScripts,
   type Project,
 } from './projects';
 import { SettingsDialog } from './settings-dialog';
@@ -53,7 +54,11 @@ const chat = new ChatPanel(document.getElementById('chat-panel')!, {
   revert: (turnId) => void revert(turnId),
 });
 const editor = new EditorPanel(document.getElementById('editor-panel')!, () => current?.sandbox ?? null, () => void refresh());
-const preview = new PreviewPanel(document.getElementById('preview-panel')!, () => current?.sandbox ?? null);
+const preview = new PreviewPanel(
+  document.getElementById('preview-panel')!,
+  () => current?.sandbox ?? null,
+  () => current?.project.runScripts === true,
+);
 
 function panelError(err: unknown): void {
   status(`The files panel could not update: ${err instanceof Error ? err.message : String(err)}`, true);
@@ -105,6 +110,8 @@ async function openProject(project: Project): Promise<void> {
     // sandboxed frame, and prints the next click or form submission as JSON.
     capabilities: capabilities(),
     ui: () => document.getElementById('ui-panel'),
+    // The project's own switch, off unless the person turned it on (Preview tab).
+    uiScripts: () => current?.project.runScripts === true,
   });
   // One sandbox for the terminal, the agent and the panels: create the element only now,
   // so it does not start a sandbox of its own.
@@ -128,6 +135,7 @@ async function openProject(project: Project): Promise<void> {
   current = { project, sandbox, terminal, conversation };
   // For tests and the console: the page's sandbox and the API, once the project is open.
   (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
+  showRunScripts();
   editor.projectChanged();
   preview.projectChanged();
   await terminal.ready;
@@ -314,6 +322,26 @@ function wireTheme(): void {
   });
 }
 
+/** The project's "Run scripts" switch (Preview tab), drawn by this page, never by the
+ * project's HTML: off unless the person turns it on, for this project only. */
+function showRunScripts(): void {
+  const on = current?.project.runScripts === true;
+  (document.getElementById('run-scripts') as HTMLInputElement).checked = on;
+  document.getElementById('run-scripts-note')!.hidden = !on;
+}
+
+function wireRunScripts(): void {
+  const box = document.getElementById('run-scripts') as HTMLInputElement;
+  box.addEventListener('change', () => {
+    const open = current;
+    if (!open) return;
+    open.project = { ...open.project, runScripts: box.checked };
+    showRunScripts();
+    void setRunScripts(open.project.id, box.checked).catch(panelError);
+    void preview.reload(true);
+  });
+}
+
 function wireTabs(): void {
   const tabs = document.querySelectorAll<HTMLButtonElement>('[role="tab"]');
   for (const tab of tabs) {
@@ -352,6 +380,7 @@ async function main(): Promise<void> {
   wireProjects();
   wireSettings();
   wireTabs();
+  wireRunScripts();
   wireStorageControls(() => current!.sandbox, refresh);
   document.getElementById('audit-export')!.addEventListener('click', () => {
     const open = current;

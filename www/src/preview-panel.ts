@@ -1,10 +1,11 @@
-// The preview: an HTML page of the project shown in a sandboxed frame (scripts run, but
-// in an opaque origin: no access to this page, its storage or the sandbox). The page's
-// local stylesheets, scripts and images are read from the sandbox's files and put into
-// the document itself, so no server or service worker is needed. It is rebuilt when the
-// files change while the preview is shown.
+// The preview: an HTML page of the project shown in the package's contained frame: it
+// fetches nothing and navigates nowhere, and its scripts run only when the person turned
+// them on for the project (then in an opaque origin: no access to this page, its storage
+// or the sandbox). The page's local stylesheets, scripts and images are read from the
+// sandbox's files and put into the document itself, so no server or service worker is
+// needed. It is rebuilt when the files change while the preview is shown.
 
-import type { Sandbox } from 'sandtab';
+import { containedFrame, contentDocument, holdLinks, type Sandbox } from 'sandtab';
 
 const DEFAULT_PAGE = '/home/agent/index.html';
 /** Images larger than this stay out of the inlined page. */
@@ -81,17 +82,19 @@ export async function buildPreview(sandbox: Sandbox, path: string): Promise<{ ht
 }
 
 export class PreviewPanel {
-  readonly #frame: HTMLIFrameElement;
+  readonly #host: HTMLElement;
   readonly #path: HTMLInputElement;
   readonly #status: HTMLElement;
   #visible = false;
   #shown = '';
 
+  /** `scripts`: whether the project's pages may run scripts (asked at each draw). */
   constructor(
     readonly root: HTMLElement,
     readonly sandbox: () => Sandbox | null,
+    readonly scripts: () => boolean,
   ) {
-    this.#frame = root.querySelector('iframe')!;
+    this.#host = root.querySelector('.preview-host')!;
     this.#path = root.querySelector('#preview-path')!;
     this.#status = root.querySelector('.preview-status')!;
     this.#path.value = DEFAULT_PAGE;
@@ -110,16 +113,32 @@ export class PreviewPanel {
       const { html, missing } = await buildPreview(sandbox, path);
       this.#status.textContent = missing.length > 0 ? `Not found: ${missing.join(', ')}` : `Showing ${path}`;
       this.#status.classList.toggle('error', missing.length > 0);
-      if (force || html !== this.#shown) {
-        this.#shown = html;
-        this.#frame.srcdoc = html;
+      const scripts = this.scripts();
+      const key = `${scripts}:${html}`;
+      if (force || key !== this.#shown) {
+        this.#shown = key;
+        this.#draw(html, scripts, path);
       }
     } catch {
       this.#shown = '';
-      this.#frame.srcdoc = '';
+      this.#host.replaceChildren();
       this.#status.textContent = `No page at ${path}: ask the agent to write one, or name another file.`;
       this.#status.classList.add('error');
     }
+  }
+
+  #draw(html: string, scripts: boolean, path: string): void {
+    const frame = containedFrame(html, { scripts, title: "Preview of the project's page", scriptKeywords: ['allow-modals'] });
+    if (!scripts) {
+      frame.addEventListener('load', () => {
+        const doc = contentDocument(frame);
+        if (!doc) return;
+        holdLinks(doc, (href) => {
+          this.#status.textContent = `Showing ${path}. Links are not followed in the preview (${href.slice(0, 80)}).`;
+        });
+      });
+    }
+    this.#host.replaceChildren(frame);
   }
 
   show(): void {
@@ -137,7 +156,7 @@ export class PreviewPanel {
 
   projectChanged(): void {
     this.#shown = '';
-    this.#frame.srcdoc = '';
+    this.#host.replaceChildren();
     if (this.#visible && !this.root.hidden) void this.reload();
   }
 }

@@ -10,6 +10,10 @@ export interface Project {
   id: string;
   name: string;
   created: number;
+  /** Whether the project's pages run scripts (the preview and the agent's `ui`). Off
+   * unless the person turned it on for this project: a script can send data out over
+   * WebRTC, which no Content Security Policy stops, and a busy one freezes the tab. */
+  runScripts?: boolean;
 }
 
 const LIST_KEY = 'sandtab-agent:projects';
@@ -45,6 +49,11 @@ export async function addProject(name: string, id?: string): Promise<Project> {
 export async function renameProject(id: string, name: string): Promise<void> {
   const projects = await listProjects();
   await saveList(projects.map((project) => (project.id === id ? { ...project, name } : project)));
+}
+
+export async function setRunScripts(id: string, on: boolean): Promise<void> {
+  const projects = await listProjects();
+  await saveList(projects.map((project) => (project.id === id ? { ...project, runScripts: on } : project)));
 }
 
 /** Forgets the project and its conversation (the caller deletes the stored sandbox). */
