@@ -48,7 +48,7 @@ pub struct DirEntry {
 /// How much the tree holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
-    /// Bytes in regular files.
+    /// Bytes in regular files and symlink targets.
     pub bytes: u64,
     /// Regular files and symlinks.
     pub files: u64,

@@ -4,7 +4,7 @@
 /// [`ErrorKind::QuotaExceeded`] (or [`ErrorKind::FileTooLarge`]) and changes nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quota {
-    /// Bytes in all regular files together.
+    /// Bytes in all regular files and symlink targets together.
     pub max_bytes: u64,
     /// Entries (files, directories and symlinks), the root included.
     pub max_entries: u64,

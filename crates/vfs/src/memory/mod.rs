@@ -387,9 +387,10 @@ impl MemFs {
         self.set_mode(to, mode)
     }
 
-    /// Creates a symlink at `link` whose target is `target` (stored as given).
+    /// Creates a symlink at `link` whose target is `target` (stored as given). The
+    /// target's bytes count against the byte quota, as a file's contents do.
     pub fn symlink(&self, target: &str, link: &VfsPath) -> VfsResult<()> {
-        // A target is a path: no longer than one (it is kept outside the byte quota).
+        // A target is a path: no longer than one.
         if target.len() > crate::path::MAX_PATH_LEN {
             return Err(VfsError::new(ErrorKind::NameTooLong, link.to_string()));
         }
@@ -401,6 +402,10 @@ impl MemFs {
         let (dir, name) = tree.resolve_for_create(link)?;
         tree.check_writable(dir, link)?;
         tree.check_entry_quota(&self.quota, link)?;
+        let after = tree.usage.bytes.saturating_add(target.len() as u64);
+        if after > self.quota.max_bytes {
+            return Err(VfsError::new(ErrorKind::QuotaExceeded, link.to_string()));
+        }
         tree.insert(dir, &name, Content::Symlink(target.to_owned()), 0o777, now);
         Ok(())
     }

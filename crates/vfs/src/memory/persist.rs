@@ -398,6 +398,7 @@ impl MemFs {
                 }
                 KindRecord::Symlink { target } => {
                     usage.files += 1;
+                    usage.bytes = usage.bytes.saturating_add(target.len() as u64);
                     Content::Symlink(target)
                 }
             };

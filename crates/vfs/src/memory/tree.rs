@@ -308,8 +308,11 @@ impl Tree {
         self.next_ino += 1;
         match &content {
             Content::Directory(_) => self.usage.dirs += 1,
-            Content::File(_) | Content::Stored { .. } | Content::Symlink(_) => {
-                self.usage.files += 1
+            Content::File(_) | Content::Stored { .. } => self.usage.files += 1,
+            // A symlink's target is bytes it holds, charged like a file's contents.
+            Content::Symlink(target) => {
+                self.usage.files += 1;
+                self.usage.bytes += target.len() as u64;
             }
         }
         let volume = self.inode(dir).volume;
@@ -398,7 +401,10 @@ impl Tree {
                 self.usage.files -= 1;
                 self.usage.bytes -= size;
             }
-            Content::Symlink(_) => self.usage.files -= 1,
+            Content::Symlink(target) => {
+                self.usage.files -= 1;
+                self.usage.bytes -= target.len() as u64;
+            }
         }
     }
 
