@@ -12,19 +12,38 @@ given with --dir are copied in, and the guest's changes are written back on exit
 options:
   --dir HOSTDIR::GUESTDIR   copy HOSTDIR to GUESTDIR in the sandbox (repeatable);
                             HOSTDIR alone maps it to the same absolute path
+  --dir HOSTDIR::GUESTDIR:ro
+                            copy HOSTDIR in read-only: the guest gets EROFS on any
+                            change below GUESTDIR, and nothing is written back
+                            (`:rw`, the default, may be written too)
   --env KEY=VALUE           set an environment variable (repeatable)
   --fuel N                  wasmi fuel of each guest (default 10^15)
   --memory-mb N             linear memory each guest may grow to (default 1024)
   --deadline-ms N           wall-clock limit of each guest (default 600000)
   -h, --help                this text
 
-The exit status is the program's or the script's; 137 when a guest hits a limit.";
+Written back to HOSTDIR (unless :ro): the files, directories and symlinks the guest
+made, changed or removed below GUESTDIR, each written relative to its opened parent
+directory on the host. Modes keep the permission bits only (mode & 0o777): setuid,
+setgid and sticky bits are never written. Refused, with a line on stderr, and left
+out (with whatever is below it), while the rest is still written back:
+  - a symlink whose target is absolute, or that leaves HOSTDIR read from the link's
+    own directory (`..` is allowed only at the target's start, and no more of them
+    than the link is deep below HOSTDIR);
+  - a name with `\\`, NUL, a drive letter (`C:`), or that is `.` or `..`;
+  - anything that would be written through a symlink on the host (made there during
+    the run, say), and a symlink on the host where a directory or file is to go.
+
+The exit status is the program's or the script's; 137 when a guest hits a limit;
+3 when the program's was 0 but the write-back refused or failed on some entry.";
 
 /// A host directory copied into the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirMap {
     pub host: PathBuf,
     pub guest: String,
+    /// `:ro`: mounted read-only in the sandbox, nothing written back.
+    pub read_only: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -153,9 +172,14 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 fn dir_map(value: &str) -> Result<DirMap, String> {
-    let (host, guest) = match value.split_once("::") {
+    let (mapping, read_only) = if let Some(mapping) = value.strip_suffix(":ro") {
+        (mapping, true)
+    } else {
+        (value.strip_suffix(":rw").unwrap_or(value), false)
+    };
+    let (host, guest) = match mapping.split_once("::") {
         Some((host, guest)) => (host, guest.to_owned()),
-        None => (value, value.to_owned()),
+        None => (mapping, mapping.to_owned()),
     };
     if host.is_empty() || !guest.starts_with('/') {
         return Err(format!(
@@ -165,6 +189,7 @@ fn dir_map(value: &str) -> Result<DirMap, String> {
     Ok(DirMap {
         host: host.into(),
         guest,
+        read_only,
     })
 }
 
@@ -186,7 +211,8 @@ mod tests {
             options.dirs,
             vec![DirMap {
                 host: "/h".into(),
-                guest: "/g".into()
+                guest: "/g".into(),
+                read_only: false,
             }]
         );
         assert_eq!(options.env, vec![("A".into(), "b=c".into())]);
@@ -198,6 +224,29 @@ mod tests {
                 args: args(&["--x", "y"])
             }
         );
+    }
+
+    #[test]
+    fn dir_mappings_read_only_and_read_write() {
+        for (value, host, guest, read_only) in [
+            ("/h::/g:ro", "/h", "/g", true),
+            ("/h::/g:rw", "/h", "/g", false),
+            ("/h::/g", "/h", "/g", false),
+            ("/h:ro", "/h", "/h", true),
+            ("/h", "/h", "/h", false),
+        ] {
+            let options = parse(&args(&["sh", "--dir", value, "-c", "true"]))
+                .unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(
+                options.dirs,
+                vec![DirMap {
+                    host: host.into(),
+                    guest: guest.into(),
+                    read_only,
+                }],
+                "{value}"
+            );
+        }
     }
 
     #[test]

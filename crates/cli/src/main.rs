@@ -31,6 +31,9 @@ async fn main() -> ExitCode {
     }
 }
 
+/// The exit status when the program's was 0 but the write-back left entries out.
+const WRITE_BACK_INCOMPLETE: i32 = 3;
+
 fn guest_limits(options: &Options) -> GuestLimits {
     let mut limits = GuestLimits::default();
     if let Some(fuel) = options.fuel {
@@ -65,8 +68,17 @@ async fn run(options: Options) -> Result<i32, String> {
         Command::Sh { script, args } => run_script(&fs, &options, limits, script, args).await?,
         Command::Help => 0,
     };
+    // Every mapping is written back, whatever was refused in another.
+    let mut left_out = 0;
     for (map, before) in &copied {
-        host_dirs::write_back(fs.mem(), map, before)?;
+        let problems = host_dirs::write_back(fs.mem(), map, before).unwrap_or_else(|err| vec![err]);
+        for problem in problems {
+            eprintln!("sandtab: write-back: {problem}");
+            left_out += 1;
+        }
+    }
+    if left_out > 0 && code == 0 {
+        return Ok(WRITE_BACK_INCOMPLETE);
     }
     Ok(code)
 }
