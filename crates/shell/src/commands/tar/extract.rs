@@ -18,6 +18,47 @@ struct PendingDir {
     mtime: i64,
 }
 
+/// A symlink made once every other member is out, as GNU tar makes one whose target
+/// is absolute or has `..` in it: until then an empty file (mode 0) holds its place,
+/// so no later member is written through it (`s -> /home/agent` then `s/.bashrc`
+/// fails with ENOTDIR instead of overwriting `/home/agent/.bashrc`).
+struct DelayedLink {
+    target: String,
+    /// The placeholder's inode: a name still holding it becomes the link.
+    ino: u64,
+    /// Member names and paths: the symlink's first, then hard links to it.
+    sources: Vec<(String, VfsPath)>,
+}
+
+/// What is done once every member is out: delayed links, then directories.
+#[derive(Default)]
+struct Later {
+    dirs: Vec<PendingDir>,
+    links: Vec<DelayedLink>,
+}
+
+/// Whether GNU tar delays a symlink to `target` (when not `--absolute-names`).
+fn leads_out(target: &str) -> bool {
+    target.starts_with('/') || target.split('/').any(|part| part == "..")
+}
+
+/// GNU tar's safe form of a hard link's target: everything up to the last `..` (and
+/// any leading `/`) removed. The name left and the prefix removed.
+fn link_target_suffix(target: &str) -> (&str, &str) {
+    let mut start = 0;
+    let mut at = 0;
+    for part in target.split('/') {
+        let end = at + part.len();
+        if part == ".." {
+            start = (end + 1).min(target.len());
+        }
+        at = end + 1;
+    }
+    let rest = target[start..].trim_start_matches('/');
+    let cut = target.len() - rest.len();
+    (rest, &target[..cut])
+}
+
 /// GNU tar's width for the owner and size columns, which grows with what it shows.
 const OWNER_SIZE_WIDTH: usize = 19;
 
@@ -53,7 +94,7 @@ impl Session<'_, '_, '_> {
             .map(|m| m.name.clone())
             .collect();
         let mut matched = vec![false; operands.len()];
-        let mut pending = Vec::new();
+        let mut later = Later::default();
         let count = contents.entries.len();
         for (index, (entry, body)) in contents.entries.iter().enumerate() {
             if !self.selected(&entry.name, &operands, &mut matched) {
@@ -61,16 +102,19 @@ impl Session<'_, '_, '_> {
             }
             let truncated = contents.truncated && index + 1 == count;
             if extracting {
-                self.extract_entry(&base, entry, body, truncated, &mut pending)
+                self.extract_entry(&base, entry, body, truncated, &mut later)
                     .await?;
             } else {
                 self.list_entry(entry).await?;
             }
         }
+        // Made even when the archive is cut short, as GNU tar makes them.
+        self.apply_delayed_links(std::mem::take(&mut later.links))
+            .await?;
         if contents.truncated {
             return self.fatal("Unexpected EOF in archive").await;
         }
-        self.finish_dirs(pending).await;
+        self.finish_dirs(later.dirs).await;
         self.report_unmatched(&operands, &matched).await?;
         Ok(0)
     }
@@ -253,7 +297,7 @@ impl Session<'_, '_, '_> {
         entry: &Entry,
         body: &[u8],
         truncated: bool,
-        pending: &mut Vec<PendingDir>,
+        later: &mut Later,
     ) -> bashkit::Result<()> {
         let Some(stripped) = self.stripped(&entry.name) else {
             return Ok(());
@@ -285,7 +329,7 @@ impl Session<'_, '_, '_> {
             return self.cannot("open", &name, &err).await;
         }
         match entry.kind {
-            Kind::Directory => self.extract_dir(&name, &path, entry, pending).await,
+            Kind::Directory => self.extract_dir(&name, &path, entry, &mut later.dirs).await,
             Kind::File => {
                 self.extract_file(&name, &path, entry, body, truncated)
                     .await
@@ -294,12 +338,18 @@ impl Session<'_, '_, '_> {
                 if !self.clear_way(&name, &path).await? {
                     return Ok(());
                 }
+                if !self.options.absolute_names && leads_out(&entry.link) {
+                    return self.placeholder(&name, &path, entry, later).await;
+                }
                 if let Err(err) = self.run.fs().mem().symlink(&entry.link, &path) {
                     return self.cannot("create symlink to", &name, &err).await;
                 }
                 Ok(())
             }
-            Kind::HardLink => self.extract_hard_link(base, &name, &path, entry).await,
+            Kind::HardLink => {
+                self.extract_hard_link(base, &name, &path, entry, later)
+                    .await
+            }
             Kind::Other(_) => {
                 let err = VfsError::new(ErrorKind::NotPermitted, name.as_str());
                 self.cannot("mknod", &name, &err).await
@@ -400,15 +450,88 @@ impl Session<'_, '_, '_> {
         Ok(())
     }
 
+    /// The empty file that holds a delayed symlink's place (GNU tar's placeholder).
+    async fn placeholder(
+        &mut self,
+        name: &str,
+        path: &VfsPath,
+        entry: &Entry,
+        later: &mut Later,
+    ) -> bashkit::Result<()> {
+        let mem = self.run.fs().mem();
+        let made = mem
+            .write(path, b"")
+            .and_then(|()| mem.set_mode(path, 0))
+            .and_then(|()| mem.lstat(path));
+        match made {
+            Ok(meta) => {
+                later.links.push(DelayedLink {
+                    target: entry.link.clone(),
+                    ino: meta.ino,
+                    sources: vec![(name.to_owned(), path.clone())],
+                });
+                Ok(())
+            }
+            Err(err) => self.cannot("open", name, &err).await,
+        }
+    }
+
+    /// Turns each placeholder still standing into its symlink (and the hard links
+    /// to it), the last made first, as GNU tar does.
+    async fn apply_delayed_links(&mut self, links: Vec<DelayedLink>) -> bashkit::Result<()> {
+        let mem = self.run.fs().mem().clone();
+        for link in links.into_iter().rev() {
+            let mut made: Option<VfsPath> = None;
+            for (name, source) in &link.sources {
+                let standing = mem
+                    .lstat(source)
+                    .is_ok_and(|meta| meta.kind == FileKind::File && meta.ino == link.ino);
+                if !standing {
+                    continue;
+                }
+                if let Err(err) = mem.remove_file(source) {
+                    self.cannot("unlink", name, &err).await?;
+                    continue;
+                }
+                let result = match &made {
+                    Some(first) => mem.hard_link(first, source),
+                    None => mem.symlink(&link.target, source),
+                };
+                match result {
+                    Ok(()) => {
+                        made.get_or_insert_with(|| source.clone());
+                    }
+                    Err(err) => {
+                        let message = format!(
+                            "{name}: Cannot create symlink to '{}': {}",
+                            link.target,
+                            strerror(&err)
+                        );
+                        self.error(message).await?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     async fn extract_hard_link(
         &mut self,
         base: &VfsPath,
         name: &str,
         path: &VfsPath,
         entry: &Entry,
+        later: &mut Later,
     ) -> bashkit::Result<()> {
-        let target_name = self.stripped(&entry.link).unwrap_or(&entry.link).to_owned();
-        let target_name = target_name.trim_start_matches('/').to_owned();
+        let link = self.stripped(&entry.link).unwrap_or(&entry.link).to_owned();
+        let target_name = if self.options.absolute_names {
+            link.clone()
+        } else {
+            // Nothing above the directory extracted into: GNU tar's safe suffix.
+            let (rest, prefix) = link_target_suffix(&link);
+            self.removing_prefix(prefix, "hard link targets").await?;
+            rest.to_owned()
+        };
         let target = match base.join(&target_name) {
             Ok(target) => target,
             Err(err) => return self.cannot("hard link to", name, &err).await,
@@ -416,15 +539,36 @@ impl Session<'_, '_, '_> {
         if target == *path {
             return Ok(());
         }
+        let mem = self.run.fs().mem().clone();
+        // A link to a placeholder waits for its symlink, and then links to that.
+        let target_meta = mem.lstat(&target);
+        if !later.links.is_empty()
+            && let Err(err) = &target_meta
+            && err.kind() != ErrorKind::NotFound
+        {
+            let message = format!("{target_name}: Cannot stat: {}", strerror(err));
+            self.error(message).await?;
+        }
+        let delayed = target_meta.ok().and_then(|meta| {
+            later
+                .links
+                .iter()
+                .position(|link| meta.kind == FileKind::File && link.ino == meta.ino)
+        });
         if !self.clear_way(name, path).await? {
             return Ok(());
         }
-        if let Err(err) = self.run.fs().mem().hard_link(&target, path) {
+        if let Err(err) = mem.hard_link(&target, path) {
             let message = format!(
                 "{name}: Cannot hard link to '{target_name}': {}",
                 strerror(&err)
             );
             return self.error(message).await;
+        }
+        if let Some(at) = delayed {
+            later.links[at]
+                .sources
+                .push((name.to_owned(), path.clone()));
         }
         Ok(())
     }
