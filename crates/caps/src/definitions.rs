@@ -1,5 +1,6 @@
 //! The sandbox's tools as an agent's model sees them: sandtab's own (`bash`,
-//! `read_file`, `write_file`, `edit_file`, and `fetch` when an origin is granted) and
+//! `read_file`, `write_file`, `edit_file` unless the document denies them, and `fetch`
+//! when an origin is granted) and
 //! the granted tools, as JSON Schema in the OpenAI and Anthropic function-calling
 //! formats and as MCP tool definitions.
 
@@ -64,49 +65,68 @@ impl Definition {
     }
 }
 
-/// sandtab's own tools available under `caps` (`fetch` only with a granted origin).
+/// The JSON Schema of the arguments of sandtab's own tool `name` (`bash` and the file
+/// tools), which the gate checks its calls against.
+pub(crate) fn builtin_parameters(name: &str) -> Option<Value> {
+    Some(match name {
+        "bash" => json!({"type": "object", "properties": {
+            "command": {"type": "string", "description": "The script to run"},
+            "session": {"type": "string", "description": "Shell session name (default \"main\")"}},
+            "required": ["command"], "additionalProperties": false}),
+        "read_file" => json!({"type": "object", "properties": {
+            "path": {"type": "string", "description": "Absolute path, or relative to /home/agent"},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line to return"},
+            "limit": {"type": "integer", "minimum": 1, "description": "How many lines"}},
+            "required": ["path"], "additionalProperties": false}),
+        "write_file" => json!({"type": "object", "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"], "additionalProperties": false}),
+        "edit_file" => json!({"type": "object", "properties": {
+            "path": {"type": "string"},
+            "old_string": {"type": "string", "description": "The exact text to replace"},
+            "new_string": {"type": "string", "description": "The text to put instead"},
+            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)"}},
+            "required": ["path", "old_string", "new_string"], "additionalProperties": false}),
+        _ => return None,
+    })
+}
+
+/// sandtab's own tools available under `caps`: those its `builtins` does not deny,
+/// `fetch` only with a granted origin, `ui` only when granted.
 pub fn builtin_definitions(caps: &Capabilities) -> Vec<Definition> {
     let def = |name: &str, description: &str, parameters: Value| Definition {
         name: name.into(),
         description: description.into(),
         parameters,
     };
-    let mut defs = vec![
-        def(
+    let mut defs = Vec::new();
+    for (name, description) in [
+        (
             "bash",
             "Run a bash script in the sandbox's shell (GNU-like coreutils, grep, sed, awk, jq, find, diff, patch, tar, curl, python3 when installed). The session keeps cd, variables and functions between calls. Returns stdout, stderr and the exit code; long output is cut with a note.",
-            json!({"type": "object", "properties": {
-                "command": {"type": "string", "description": "The script to run"},
-                "session": {"type": "string", "description": "Shell session name (default \"main\")"}},
-                "required": ["command"], "additionalProperties": false}),
         ),
-        def(
+        (
             "read_file",
             "Read a text file of the sandbox. Returns its contents (optionally only lines offset.. offset+limit-1, counted from 1).",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string", "description": "Absolute path, or relative to /home/agent"},
-                "offset": {"type": "integer", "minimum": 1, "description": "First line to return"},
-                "limit": {"type": "integer", "minimum": 1, "description": "How many lines"}},
-                "required": ["path"], "additionalProperties": false}),
         ),
-        def(
+        (
             "write_file",
             "Create or replace a file of the sandbox with the given text (its directories are created).",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"], "additionalProperties": false}),
         ),
-        def(
+        (
             "edit_file",
             "Replace an exact string in a file. old_string must occur exactly once unless replace_all is true; the edit fails otherwise and changes nothing.",
-            json!({"type": "object", "properties": {
-                "path": {"type": "string"},
-                "old_string": {"type": "string", "description": "The exact text to replace"},
-                "new_string": {"type": "string", "description": "The text to put instead"},
-                "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)"}},
-                "required": ["path", "old_string", "new_string"], "additionalProperties": false}),
         ),
-    ];
+    ] {
+        let Some(builtin) = caps.builtins.get(name).filter(|b| b.granted) else {
+            continue;
+        };
+        let description = match &builtin.paths {
+            Some(dirs) => format!("{description} Only paths under: {}.", dirs.join(", ")),
+            None => description.to_owned(),
+        };
+        defs.push(def(name, &description, builtin.tool.parameters.clone()));
+    }
     if !caps.network.grants.is_empty() {
         let origins: Vec<String> = caps.network.grants.iter().map(|g| g.origin()).collect();
         defs.push(def(
@@ -126,7 +146,7 @@ pub fn builtin_definitions(caps: &Capabilities) -> Vec<Definition> {
     if caps.ui {
         defs.push(def(
             "ui",
-            "Show HTML to the user in a sandboxed frame on the page (scripts run; no network, no access to the page), then optionally wait for their next click, form submission or sandtab.send(data) message, returned as JSON.",
+            "Show HTML to the user in a sandboxed frame on the page (no network, no navigation, no access to the page; its scripts run only where the page allows them), then optionally wait for the person's next click or form submission, or a sandtab.send(data) message from a script, returned as JSON.",
             json!({"type": "object", "properties": {
                 "html": {"type": "string", "description": "The HTML to show (omit to only wait)"},
                 "path": {"type": "string", "description": "Or: a sandbox file holding the HTML"},

@@ -2,6 +2,7 @@
 //! grants (with argument schemas, constraints, call limits), its network policy, and the
 //! filesystem and limits sections, which the runtime applies (they are kept as given).
 
+use crate::builtin::Builtins;
 use crate::constraint::Constraint;
 use crate::error::CapsError;
 use crate::mcp::{McpDoc, McpServer};
@@ -32,6 +33,7 @@ struct DocumentDoc {
     ui: bool,
     #[serde(default)]
     mcp: Vec<McpDoc>,
+    builtins: Option<serde_json::Map<String, Value>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -121,6 +123,9 @@ pub struct Capabilities {
     /// Remote MCP servers whose tools become the sandbox's tools once connected
     /// ([`crate::Gate::connect_mcp`]).
     pub mcp: Vec<McpServer>,
+    /// sandtab's own tools (`bash` and the file tools): granted unless the document's
+    /// `builtins` denies them, with their limits and allowed paths.
+    pub builtins: Builtins,
 }
 
 impl Default for Capabilities {
@@ -133,6 +138,7 @@ impl Default for Capabilities {
             limits: None,
             ui: false,
             mcp: Vec::new(),
+            builtins: Builtins::default(),
         }
     }
 }
@@ -194,6 +200,7 @@ impl Capabilities {
         }
         let network = NetworkPolicy::compile(doc.network)?;
         let mcp = crate::mcp::compile_servers(doc.mcp, &network, &names)?;
+        let builtins = Builtins::compile(doc.builtins)?;
         Ok(Self {
             tools,
             network,
@@ -201,6 +208,7 @@ impl Capabilities {
             limits: doc.limits,
             ui: doc.ui,
             mcp,
+            builtins,
         })
     }
 
@@ -243,6 +251,15 @@ pub(crate) fn compile_tool(
             ),
         ));
     }
+    compile_tool_body(doc, place, source)
+}
+
+/// A tool's schema, constraints and limits compiled (its name already checked).
+pub(crate) fn compile_tool_body(
+    doc: ToolDoc,
+    place: &str,
+    source: ToolSource,
+) -> Result<Tool, CapsError> {
     let parameters = doc
         .parameters
         .unwrap_or_else(|| serde_json::json!({"type": "object"}));

@@ -8,6 +8,7 @@ use crate::doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, UiA
 use crate::error::{CapsError, Code, Denial};
 use crate::mcp::{McpClient, listed_tools};
 use crate::network::NetworkPolicy;
+use crate::scrub::Scrubber;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -41,12 +42,12 @@ impl std::fmt::Debug for Gate {
 }
 
 /// The network door as a value a call's future can own: the policy, the doors, the
-/// known secrets and the audit log.
+/// scrubber of the known secrets and the audit log.
 #[derive(Clone)]
 pub(crate) struct Net {
     policy: Arc<NetworkPolicy>,
     doors: Arc<dyn Doors>,
-    secrets: Arc<[String]>,
+    scrubber: Arc<Scrubber>,
     audit: AuditHandle,
 }
 
@@ -70,8 +71,10 @@ impl Net {
         );
         let net = self.clone();
         async move {
-            let outcome =
-                fetch_checked(&net.policy, net.doors.as_ref(), request, &net.secrets).await;
+            let outcome = fetch_checked(&net.policy, net.doors.as_ref(), request, &net.scrubber)
+                .await
+                // A message may quote a URL a server chose.
+                .map_err(|denial| net.scrubber.denial(denial));
             let mut fields = fields;
             if let Ok(response) = &outcome {
                 fields.insert("status".into(), json!(response.status));
@@ -101,11 +104,11 @@ impl Gate {
             .flat_map(|g| g.headers.iter().filter_map(|(_, v)| v.clone()))
             .filter(|v| !v.is_empty())
             .collect();
-        let audit = Arc::new(AuditLog::new(secrets.clone()));
+        let audit = Arc::new(AuditLog::new(secrets));
         let net = Net {
             policy: Arc::new(caps.network.clone()),
             doors: doors.clone(),
-            secrets: secrets.into(),
+            scrubber: audit.scrubber(),
             audit: AuditHandle {
                 log: audit.clone(),
                 doors: doors.clone(),
@@ -446,13 +449,19 @@ impl AuditHandle {
     }
 }
 
-/// The request's journey: check, send, follow redirects (checking each), check the
-/// result, scrub known secrets.
+/// The request's journey: check, send, follow redirects (checking each hop's origin,
+/// path and method before it is sent), check the result, scrub known secrets.
+///
+/// Doors that cannot show where a redirect points (a browser) are let follow redirects
+/// only where every hop would be allowed whatever its path
+/// ([`NetworkPolicy::blind_redirect_origins`]); otherwise they are asked not to
+/// follow, and the gate follows the redirect itself if the doors show it, or refuses
+/// it as one that could not be checked.
 async fn fetch_checked(
     policy: &NetworkPolicy,
     doors: &dyn Doors,
     request: HttpRequest,
-    secrets: &[String],
+    scrubber: &Scrubber,
 ) -> Result<HttpResponse, Denial> {
     let mut method = request.method.to_ascii_uppercase();
     if method.is_empty() {
@@ -461,14 +470,30 @@ async fn fetch_checked(
     let mut url = request.url.clone();
     let mut body = request.body;
     let mut hops = 0;
+    // The origins every hop must stay within, set by the first request's grant (a
+    // request carrying injected headers stays at its origin).
+    let mut within: Option<Vec<String>> = None;
     loop {
-        let allowed = policy.check(&method, &url).map_err(|denial| match hops {
+        let allowed = policy
+            .check(&method, &url)
+            .and_then(|allowed| match &within {
+                Some(origins) if !policy.within(origins, &allowed.url) => Err(Denial::new(
+                    Code::NetRedirect,
+                    format!(
+                        "it leaves the origins this request may reach ({})",
+                        origins.join(", ")
+                    ),
+                )),
+                _ => Ok(allowed),
+            });
+        let allowed = allowed.map_err(|denial| match hops {
             0 => denial,
             _ => Denial::new(
                 Code::NetRedirect,
                 format!("a redirect to {url} was refused: {}", denial.message),
             ),
         })?;
+        let within = within.get_or_insert_with(|| policy.redirect_origins(allowed.grant));
         let grant = &policy.grants[allowed.grant];
         let mut headers: Vec<(String, String)> = request
             .headers
@@ -488,6 +513,13 @@ async fn fetch_checked(
                 None => inject.push(name.clone()),
             }
         }
+        let blind = match request.follow_redirects {
+            true => policy
+                .blind_redirect_origins(allowed.grant, &method)
+                .map(|open| open.into_iter().filter(|o| within.contains(o)).collect()),
+            false => None,
+        };
+        let unchecked = request.follow_redirects && blind.is_none();
         let door_request = DoorRequest {
             method: method.clone(),
             url: allowed.url.to_string(),
@@ -495,13 +527,27 @@ async fn fetch_checked(
             body: body.clone(),
             grant: allowed.grant,
             inject,
-            follow_within: request
-                .follow_redirects
-                .then(|| policy.redirect_origins(allowed.grant)),
+            follow_within: blind,
             max_redirects: policy.max_redirects.saturating_sub(hops),
             max_response_bytes: policy.max_response_bytes,
         };
-        let mut response = doors.fetch(door_request).await?;
+        let mut response = match doors.fetch(door_request).await {
+            // Doors that hide redirects were asked not to follow this one.
+            Err(denial) if unchecked && denial.code == Code::NetRedirect => {
+                return Err(Denial::new(
+                    Code::NetRedirect,
+                    format!(
+                        "{} answered with a redirect that could not be checked, so it was \
+                         not followed: the grant for {} limits paths or methods, and \
+                         these doors do not show where a redirect points (ask for the \
+                         place it leads to directly)",
+                        allowed.url,
+                        grant.origin()
+                    ),
+                ));
+            }
+            answer => answer?,
+        };
         if response.body.len() as u64 > policy.max_response_bytes {
             return Err(Denial::new(
                 Code::NetTooLarge,
@@ -512,20 +558,31 @@ async fn fetch_checked(
             ));
         }
         if response.redirected {
-            // The doors followed redirects within the allowed origins; the final URL
-            // must satisfy the whole policy (paths and methods too).
-            policy.check(&method, &response.url).map_err(|denial| {
-                Denial::new(
-                    Code::NetRedirect,
-                    format!(
-                        "a redirect to {} was refused: {}",
-                        response.url, denial.message
-                    ),
-                )
-            })?;
+            // The doors followed redirects within the origins allowed, where every
+            // path and method is granted; the final URL must satisfy the whole policy.
+            let final_url = Url::parse(&response.url).ok();
+            policy
+                .check(&method, &response.url)
+                .and_then(|allowed| match final_url {
+                    Some(url) if policy.within(within, &url) => Ok(allowed),
+                    _ => Err(Denial::new(
+                        Code::NetRedirect,
+                        "it left the origins this request may reach",
+                    )),
+                })
+                .map_err(|denial| {
+                    Denial::new(
+                        Code::NetRedirect,
+                        format!(
+                            "a redirect to {} was refused: {}",
+                            response.url, denial.message
+                        ),
+                    )
+                })?;
         }
         let location = response.header("location").map(str::to_owned);
         if request.follow_redirects
+            && !response.redirected
             && matches!(response.status, 301 | 302 | 303 | 307 | 308)
             && let Some(location) = location
         {
@@ -544,48 +601,24 @@ async fn fetch_checked(
                         format!("a redirect to `{location}`, which is not a URL"),
                     )
                 })?;
-            if response.status == 303 || (matches!(response.status, 301 | 302) && method == "POST")
-            {
+            // Fetch's rules: 307 and 308 keep the method and the body; 301 and 302
+            // turn a POST into a GET, 303 anything but HEAD. The next turn checks the
+            // hop's path and method before it is sent.
+            let to_get = (response.status == 303 && method != "GET" && method != "HEAD")
+                || (matches!(response.status, 301 | 302) && method == "POST");
+            if to_get {
                 method = "GET".into();
                 body = None;
             }
             url = next.to_string();
             continue;
         }
-        scrub(&mut response, secrets);
         if response.url.is_empty() {
             response.url = allowed.url.to_string();
         }
+        // Hops the gate followed count as well as the doors'.
+        response.redirected |= hops > 0;
+        scrubber.response(&mut response);
         return Ok(response);
-    }
-}
-
-/// Replaces every known secret in the response with [`crate::audit::REDACTED`], so that
-/// an endpoint echoing the request back cannot reveal it.
-fn scrub(response: &mut HttpResponse, secrets: &[String]) {
-    for secret in secrets {
-        let needle = secret.as_bytes();
-        if needle.is_empty() {
-            continue;
-        }
-        if response.body.windows(needle.len()).any(|w| w == needle) {
-            let mut out = Vec::with_capacity(response.body.len());
-            let mut i = 0;
-            while i < response.body.len() {
-                if response.body[i..].starts_with(needle) {
-                    out.extend_from_slice(crate::audit::REDACTED.as_bytes());
-                    i += needle.len();
-                } else {
-                    out.push(response.body[i]);
-                    i += 1;
-                }
-            }
-            response.body = out;
-        }
-        for (_, value) in &mut response.headers {
-            if value.contains(secret.as_str()) {
-                *value = value.replace(secret.as_str(), crate::audit::REDACTED);
-            }
-        }
     }
 }

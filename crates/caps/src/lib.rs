@@ -17,6 +17,7 @@ mod error;
 mod gate;
 mod mcp;
 mod network;
+mod scrub;
 
 pub use audit::{AuditLog, REDACTED, Via, redact_pointers};
 pub use constraint::{Constraint, Test};
