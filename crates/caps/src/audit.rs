@@ -1,9 +1,10 @@
 //! The audit log: every exec, tool call, network request and denial, with its time,
 //! its arguments (secrets redacted) and the size of its result. Exported as JSONL.
 
+use crate::scrub::Scrubber;
 use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// How many entries the log keeps; older ones are dropped (their sequence numbers show
 /// the gap).
@@ -48,16 +49,27 @@ struct Entries {
 #[derive(Debug, Default)]
 pub struct AuditLog {
     inner: Mutex<Entries>,
-    secrets: Vec<String>,
+    scrubber: Arc<Scrubber>,
 }
 
 impl AuditLog {
-    /// A log that redacts `secrets` wherever they appear.
+    /// A log that redacts `secrets` wherever they appear, in any of the encodings
+    /// [`Scrubber`] knows (a `final_url` a server chose, a message quoting it).
     pub fn new(secrets: Vec<String>) -> Self {
+        Self::with_scrubber(Arc::new(Scrubber::new(secrets)))
+    }
+
+    /// A log that redacts what `scrubber` does.
+    pub(crate) fn with_scrubber(scrubber: Arc<Scrubber>) -> Self {
         Self {
             inner: Mutex::default(),
-            secrets: secrets.into_iter().filter(|s| !s.is_empty()).collect(),
+            scrubber,
         }
+    }
+
+    /// What the log redacts.
+    pub(crate) fn scrubber(&self) -> Arc<Scrubber> {
+        self.scrubber.clone()
     }
 
     /// Appends an entry of `kind` at `time_ms` with `fields`.
@@ -104,6 +116,9 @@ impl AuditLog {
 
     /// `text` shortened to [`MAX_TEXT`] and with secrets redacted.
     pub fn text(&self, text: &str) -> Value {
+        // Scrubbed before it is cut, so that no part of a secret is left at the cut.
+        let text = self.scrubber.text(text);
+        let text = text.as_ref();
         let mut cut = text.len().min(MAX_TEXT);
         while !text.is_char_boundary(cut) {
             cut -= 1;
@@ -131,13 +146,7 @@ impl AuditLog {
     }
 
     fn redact_str(&self, text: &str) -> String {
-        let mut text = text.to_owned();
-        for secret in &self.secrets {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), REDACTED);
-            }
-        }
-        text
+        self.scrubber.text(text).into_owned()
     }
 }
 

@@ -235,6 +235,48 @@ impl NetworkPolicy {
     }
 }
 
+impl NetworkPolicy {
+    /// The origins doors that cannot show a redirect's hops (a browser) may follow a
+    /// `method` request allowed by grant `grant` through, or `None` if they must not
+    /// follow it at all. Such doors check only each hop's origin, so every hop must be
+    /// allowed whatever its path: the grant itself must allow every path and every
+    /// method a redirect can turn the request into (its own, and `GET` for the ones
+    /// fetch turns into `GET`: a `POST` after 301 or 302, anything but `HEAD` after
+    /// 303); of the other origins a redirect may pass
+    /// ([`NetworkPolicy::redirect_origins`]) only those with such a grant are kept.
+    pub fn blind_redirect_origins(&self, grant: usize, method: &str) -> Option<Vec<String>> {
+        let method = method.to_ascii_uppercase();
+        let mut needed = vec![method.as_str()];
+        if method != "GET" && method != "HEAD" {
+            needed.push("GET");
+        }
+        let open = |g: &Grant| {
+            g.paths.is_empty() && needed.iter().all(|m| g.methods.iter().any(|x| x == m))
+        };
+        let own = self.grants.get(grant)?;
+        if !open(own) {
+            return None;
+        }
+        let home = own.origin();
+        let origins = self
+            .redirect_origins(grant)
+            .into_iter()
+            .filter(|origin| {
+                *origin == home || self.grants.iter().any(|g| g.origin() == *origin && open(g))
+            })
+            .collect();
+        Some(origins)
+    }
+
+    /// Whether `url`'s origin is one of `origins` (as [`NetworkPolicy::redirect_origins`]
+    /// lists them: the grants' origins, wildcards included).
+    pub fn within(&self, origins: &[String], url: &Url) -> bool {
+        self.grants
+            .iter()
+            .any(|g| g.matches_origin(url) && origins.contains(&g.origin()))
+    }
+}
+
 fn default_port(scheme: &str) -> Option<u16> {
     match scheme {
         "http" => Some(80),
@@ -526,6 +568,43 @@ mod tests {
             p.grants[0].headers,
             [("authorization".to_owned(), Some("Bearer s3cret".to_owned()))]
         );
+    }
+
+    #[test]
+    fn redirects_are_followed_blindly_only_where_every_hop_is_allowed() {
+        let p = policy(json!({"allow": [
+            {"origin": "https://open.example", "methods": ["GET", "POST"]},
+            {"origin": "https://paths.example", "paths": ["/v1/"]},
+            {"origin": "https://put.example", "methods": ["PUT"]},
+            {"origin": "https://other.example"},
+            {"origin": "https://key.example", "headers": {"X-Key": "k"}},
+        ]}));
+        let open = Some(vec![
+            "https://open.example".to_owned(),
+            "https://other.example".to_owned(),
+        ]);
+        assert_eq!(p.blind_redirect_origins(0, "GET"), open);
+        // A POST may become a GET: both granted at open.example, only GET at
+        // other.example, which is then left out.
+        assert_eq!(
+            p.blind_redirect_origins(0, "post"),
+            Some(vec!["https://open.example".to_owned()])
+        );
+        assert_eq!(p.blind_redirect_origins(0, "DELETE"), None);
+        assert_eq!(p.blind_redirect_origins(1, "GET"), None, "paths");
+        assert_eq!(
+            p.blind_redirect_origins(2, "PUT"),
+            None,
+            "a 303 makes a GET"
+        );
+        assert_eq!(
+            p.blind_redirect_origins(4, "GET"),
+            Some(vec!["https://key.example".to_owned()])
+        );
+        assert_eq!(p.blind_redirect_origins(9, "GET"), None);
+        let within = |url: &str| p.within(&p.redirect_origins(4), &Url::parse(url).unwrap());
+        assert!(within("https://key.example/x"));
+        assert!(!within("https://open.example/x"));
     }
 
     #[test]
