@@ -4,7 +4,13 @@
 // so the browser itself refuses any redirect hop outside them before it is sent (the
 // browser hides where a redirect points, so nothing else could check each hop). Cookies
 // are never sent; headers whose values the page keeps are injected here, and their
-// values are scrubbed from what comes back.
+// values are scrubbed from what comes back, in every encoding `Scrubber` knows (kept in
+// step with crates/caps/src/scrub.rs), before anything reaches the worker: body, header
+// values, status text, final URL and error messages.
+//
+// The runtime's gate lets the browser follow a redirect (`followWithin`) only where every
+// hop would be allowed whatever its path and method; otherwise `followWithin` is null and
+// the request is made with `redirect: 'manual'`, so a hop nobody can see is never sent.
 
 /** A request as the runtime's gate passes it (see crates/web/src/doors.rs). */
 export interface NetRequest {
@@ -54,17 +60,24 @@ export class NetBroker {
   readonly #frames = new Map<string, Promise<Frame>>();
   /** Per grant: header name (lower case) -> value, kept on the page only. */
   readonly #secrets: Map<string, string>[];
+  readonly #scrubber: Scrubber;
 
   constructor(secrets: Map<string, string>[]) {
     this.#secrets = secrets;
-  }
-
-  /** Every secret value, for scrubbing. */
-  #allSecrets(): string[] {
-    return this.#secrets.flatMap((grant) => [...grant.values()]).filter((value) => value.length > 0);
+    this.#scrubber = new Scrubber(secrets.flatMap((grant) => [...grant.values()]));
   }
 
   async fetch(request: NetRequest): Promise<NetResponse> {
+    try {
+      return await this.#fetch(request);
+    } catch (err) {
+      // A message may quote a URL a server chose (a blocked hop).
+      if (err instanceof NetError) throw new NetError(err.code, this.#scrubber.text(err.message));
+      throw err;
+    }
+  }
+
+  async #fetch(request: NetRequest): Promise<NetResponse> {
     const own = new URL(request.url).origin;
     const origins = request.followWithin ?? [own];
     const frame = await this.#frame(origins);
@@ -125,18 +138,18 @@ export class NetBroker {
       );
     }
     const body = await readCapped(response, request.maxResponseBytes, request.url);
-    const scrubbed = scrub(body, this.#allSecrets());
+    const scrubber = this.#scrubber;
     const responseHeaders: [string, string][] = [];
     response.headers.forEach((value, name) => {
-      responseHeaders.push([name, scrubText(value, this.#allSecrets())]);
+      responseHeaders.push([name, scrubber.text(value)]);
     });
     return {
       status: response.status,
-      statusText: response.statusText,
+      statusText: scrubber.text(response.statusText),
       headers: responseHeaders,
-      url: response.url || request.url,
+      url: scrubber.text(response.url || request.url),
       redirected: response.redirected,
-      body: scrubbed,
+      body: scrubber.bytes(body),
     };
   }
 
@@ -227,45 +240,261 @@ async function readCapped(response: Response, max: number, url: string): Promise
   return body;
 }
 
-/** `bytes` with every occurrence of each secret replaced by `[redacted]`. */
-export function scrub(bytes: Uint8Array, secrets: string[]): Uint8Array {
-  let out = bytes;
-  for (const secret of secrets) {
-    const needle = new TextEncoder().encode(secret);
-    if (needle.length === 0) continue;
-    const parts: Uint8Array[] = [];
-    let start = 0;
-    let found = false;
-    for (let i = 0; i + needle.length <= out.length; ) {
-      let match = true;
-      for (let j = 0; j < needle.length; j++) {
-        if (out[i + j] !== needle[j]) {
-          match = false;
-          break;
+// ---- Scrubbing: the same needles as crates/caps/src/scrub.rs (keep them in step) ----
+//
+// Strings below hold bytes, one character per byte (0..255), so that offsets in them are
+// offsets in the bytes.
+
+/** The shortest part of a value (other than the whole value) scrubbed on its own. */
+const MIN_PART = 6;
+/** The shortest encoded form looked for. */
+const MIN_NEEDLE = 8;
+const B64_STD = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** Kept as they are besides ASCII letters and digits; null: every byte encoded. */
+const PERCENT_KEPT: (string | null)[] = [null, '', '-._~', "-_.!~*'()", '*-._', ";,/?:@&=+$-_.!~*'()#", '_.-~/'];
+
+/** Replaces every form of the page's secrets (see scrub.rs) with `[redacted]`. */
+export class Scrubber {
+  /** Needles matched exactly (base64). */
+  readonly exact: string[];
+  /** Needles matched ignoring ASCII case, lower-cased. */
+  readonly anyCase: string[];
+
+  constructor(secrets: string[]) {
+    const exact = new Set<string>();
+    const anyCase = new Set<string>();
+    for (const secret of secrets) {
+      for (const part of parts(secret)) addPart(part, exact, anyCase);
+    }
+    this.exact = [...exact];
+    this.anyCase = [...anyCase].map(asciiLower);
+  }
+
+  /** `bytes` with every form of every secret replaced. */
+  bytes(bytes: Uint8Array): Uint8Array {
+    if (this.exact.length === 0 && this.anyCase.length === 0) return bytes;
+    const text = byteString(bytes);
+    const spans: [number, number][] = [];
+    const find = (haystack: string, needles: string[]) => {
+      for (const needle of needles) {
+        for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+          spans.push([at, at + needle.length]);
         }
       }
-      if (match) {
-        parts.push(out.subarray(start, i), REDACTED);
-        i += needle.length;
-        start = i;
-        found = true;
-      } else {
-        i++;
-      }
-    }
-    if (!found) continue;
-    parts.push(out.subarray(start));
-    const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    };
+    find(text, this.exact);
+    if (this.anyCase.length > 0) find(asciiLower(text), this.anyCase);
+    if (spans.length === 0) return bytes;
+    spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const parts: Uint8Array[] = [];
     let at = 0;
-    for (const part of parts) {
-      joined.set(part, at);
-      at += part.length;
+    for (let i = 0; i < spans.length; ) {
+      const start = spans[i][0];
+      let end = spans[i][1];
+      for (i++; i < spans.length && spans[i][0] < end; i++) end = Math.max(end, spans[i][1]);
+      parts.push(bytes.subarray(at, start), REDACTED);
+      at = end;
     }
-    out = joined;
+    parts.push(bytes.subarray(at));
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let put = 0;
+    for (const part of parts) {
+      out.set(part, put);
+      put += part.length;
+    }
+    return out;
+  }
+
+  /** `text` with every form of every secret replaced. */
+  text(text: string): string {
+    if (this.exact.length === 0 && this.anyCase.length === 0) return text;
+    const bytes = new TextEncoder().encode(text);
+    const scrubbed = this.bytes(bytes);
+    return scrubbed === bytes ? text : new TextDecoder().decode(scrubbed);
+  }
+}
+
+/** `bytes` with every occurrence of each secret, in every encoding known, replaced. */
+export function scrub(bytes: Uint8Array, secrets: string[]): Uint8Array {
+  return new Scrubber(secrets).bytes(bytes);
+}
+
+function byteString(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 8192));
   }
   return out;
 }
 
-function scrubText(text: string, secrets: string[]): string {
-  return secrets.reduce((value, secret) => (secret ? value.split(secret).join('[redacted]') : value), text);
+function utf8(text: string): string {
+  return byteString(new TextEncoder().encode(text));
+}
+
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+}
+
+/** The parts of a secret value scrubbed on their own (as byte strings). */
+function parts(value: string): string[] {
+  if (value.length === 0) return [];
+  const out = [utf8(value)];
+  const trimmed = value.trim();
+  const space = trimmed.search(/[ \t\n\f\r]/);
+  if (space > 0) {
+    const scheme = trimmed.slice(0, space);
+    const credentials = utf8(trimmed.slice(space + 1).trim());
+    if (scheme.length <= 32 && /^[A-Za-z0-9_-]+$/.test(scheme) && credentials.length >= MIN_PART) {
+      out.push(credentials);
+      const decoded = scheme.toLowerCase() === 'basic' ? base64Decode(credentials) : null;
+      const colon = decoded?.indexOf(':') ?? -1;
+      if (decoded !== null && colon !== -1) {
+        const password = decoded.slice(colon + 1);
+        if (password.length >= MIN_PART) out.push(password);
+        out.push(decoded);
+      }
+    }
+  }
+  return out.filter((part) => part.length > 0);
+}
+
+function addPart(part: string, exact: Set<string>, anyCase: Set<string>): void {
+  const add = (needle: string) => {
+    if (needle.length >= MIN_NEEDLE || needle === part) anyCase.add(needle);
+  };
+  add(part);
+  add([...part].map((c) => hexByte(c.charCodeAt(0))).join(''));
+  for (const kept of PERCENT_KEPT) {
+    for (const plus of [false, true]) add(percent(part, kept, plus));
+  }
+  const text = decodeUtf8(part);
+  if (text !== null) {
+    for (let style = 0; style < 8; style++) add(utf8(json(text, (style & 1) !== 0, (style & 2) !== 0, (style & 4) !== 0)));
+    add(utf8(jsonAll(text)));
+    add(utf8(htmlNumeric(text, false)));
+    add(utf8(htmlNumeric(text, true)));
+    for (const quote of ['&quot;', '&#34;', '&#x22;']) {
+      for (const apos of ['&#39;', '&#x27;', '&apos;']) add(utf8(htmlSpecial(text, quote, apos)));
+    }
+  }
+  for (const alphabet of [B64_STD, B64_URL]) {
+    const forms = [base64(part, alphabet, true), base64(part, alphabet, false)];
+    for (let align = 0; align < 3; align++) forms.push(base64Core(part, align, alphabet));
+    for (const form of forms) {
+      if (form.length < MIN_NEEDLE) continue;
+      if (/[+/=]/.test(form)) {
+        anyCase.add(percent(form, "-_.!~*'()", false));
+        exact.add(form.replaceAll('/', '\\/'));
+      }
+      exact.add(form);
+    }
+  }
+}
+
+function hexByte(b: number): string {
+  return b.toString(16).padStart(2, '0');
+}
+
+function isAlnum(b: number): boolean {
+  return (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122);
+}
+
+function percent(bytes: string, kept: string | null, plus: boolean): string {
+  let out = '';
+  for (const c of bytes) {
+    const b = c.charCodeAt(0);
+    if (b === 32 && plus) out += '+';
+    else if (kept !== null && (isAlnum(b) || kept.includes(c))) out += c;
+    else out += '%' + hexByte(b);
+  }
+  return out;
+}
+
+function decodeUtf8(bytes: string): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0)));
+  } catch {
+    return null;
+  }
+}
+
+function escapeU(c: string): string {
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += '\\u' + c.charCodeAt(i).toString(16).padStart(4, '0');
+  return out;
+}
+
+const JSON_NAMED: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function json(text: string, slash: boolean, html: boolean, ascii: boolean): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.codePointAt(0) ?? 0;
+    if (JSON_NAMED[c] !== undefined) out += JSON_NAMED[c];
+    else if (c === '/' && slash) out += '\\/';
+    else if ('<>&\''.includes(c) && html) out += escapeU(c);
+    else if (code < 32 || (ascii && code > 127)) out += escapeU(c);
+    else out += c;
+  }
+  return out;
+}
+
+function jsonAll(text: string): string {
+  let out = '';
+  for (const c of text) out += escapeU(c);
+  return out;
+}
+
+function htmlNumeric(text: string, hex: boolean): string {
+  let out = '';
+  for (const c of text) {
+    const code = c.codePointAt(0) ?? 0;
+    out += hex ? `&#x${code.toString(16)};` : `&#${code};`;
+  }
+  return out;
+}
+
+function htmlSpecial(text: string, quote: string, apos: string): string {
+  const named: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': quote, "'": apos };
+  let out = '';
+  for (const c of text) out += named[c] ?? c;
+  return out;
+}
+
+function base64(bytes: string, alphabet: string, pad: boolean): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = Math.min(3, bytes.length - i);
+    const v = (bytes.charCodeAt(i) << 16) | ((n > 1 ? bytes.charCodeAt(i + 1) : 0) << 8) | (n > 2 ? bytes.charCodeAt(i + 2) : 0);
+    for (let j = 0; j <= n; j++) out += alphabet[(v >> (18 - 6 * j)) & 63];
+    if (pad) out += '='.repeat(3 - n);
+  }
+  return out;
+}
+
+function base64Core(bytes: string, align: number, alphabet: string): string {
+  const encoded = base64('\0'.repeat(align) + bytes, alphabet, false);
+  const start = Math.ceil((align * 8) / 6);
+  const end = Math.max(start, Math.floor(((align + bytes.length) * 8) / 6));
+  return encoded.slice(start, end);
+}
+
+/** Standard or URL-safe base64, padded or not, as a byte string; null if it is not. */
+function base64Decode(text: string): string | null {
+  let bits = 0;
+  let count = 0;
+  let out = '';
+  for (const c of text.replace(/=+$/, '')) {
+    const v = B64_STD.indexOf(c === '-' ? '+' : c === '_' ? '/' : c);
+    if (v === -1) return null;
+    bits = (bits << 6) | v;
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += String.fromCharCode((bits >> count) & 255);
+      bits &= (1 << count) - 1;
+    }
+  }
+  return out;
 }
