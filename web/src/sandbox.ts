@@ -184,8 +184,9 @@ export class Sandbox {
    * and guests' calls (schema, constraints, `max_calls`, rate limit). Resolves to the
    * answer (for `bash`: `{ stdout, stderr, exit_code }`). Rejects with a
    * `SandboxError` whose `code` says why (`CAP_DENIED`, `CAP_CONSTRAINT`, `CAP_BAD_ARGS`,
-   * `ENOENT`, `EINVAL` for an edit that does not match, ...). Runs after the commands
-   * queued before it. */
+   * `ENOENT`, `EINVAL` for an edit that does not match, ...). sandtab's own tools are
+   * checked too (the document's `builtins` may deny them or keep the file tools to some
+   * paths) and every call is in the audit log. Runs after the commands queued before it. */
   async callTool(name: string, args: Record<string, unknown> = {}): Promise<unknown> {
     const str = (key: string, optional = false): string | undefined => {
       const value = args[key];
@@ -193,27 +194,7 @@ export class Sandbox {
       if (typeof value !== 'string') throw new SandboxError(`${name}: \`${key}\` must be a string`, 'CAP_BAD_ARGS');
       return value;
     };
-    const int = (key: string): number | undefined => {
-      const value = args[key];
-      if (value === undefined) return undefined;
-      if (!Number.isInteger(value) || (value as number) < 1) {
-        throw new SandboxError(`${name}: \`${key}\` must be a whole number from 1`, 'CAP_BAD_ARGS');
-      }
-      return value as number;
-    };
     switch (name) {
-      case 'bash': {
-        const result = await this.exec(str('command')!, args.session === undefined ? {} : { session: str('session')! });
-        return { stdout: result.stdout, stderr: result.stderr, exit_code: result.exitCode };
-      }
-      case 'read_file':
-        return { content: await this.#call('readText', str('path'), int('offset'), int('limit')) };
-      case 'write_file':
-        return { bytes_written: await this.#call('writeText', str('path'), str('content')) };
-      case 'edit_file':
-        return {
-          replacements: await this.#call('editFile', str('path'), str('old_string'), str('new_string'), args.replace_all === true),
-        };
       case 'fetch': {
         const headers = args.headers ?? {};
         const response = (await this.#call('fetch', {
@@ -239,6 +220,12 @@ export class Sandbox {
         const event = (await this.#call('ui', 'wait', undefined, undefined, seconds * 1000)) as string | null;
         return { event: event === null ? null : (JSON.parse(event) as unknown) };
       }
+      // sandtab's own tools: the runtime checks them at the gate (the document's
+      // `builtins`, their schemas and limits) and logs them, like granted tools.
+      case 'bash':
+      case 'read_file':
+      case 'write_file':
+      case 'edit_file':
       default: {
         const answer = (await this.#call('callTool', name, JSON.stringify(args))) as string;
         return JSON.parse(answer) as unknown;

@@ -131,6 +131,16 @@ export interface ToolGrant {
   redact?: string[];
 }
 
+/** Limits on one of sandtab's own tools (the document's `builtins`). */
+export interface BuiltinGrant {
+  /** File tools only: the directories (absolute, or relative to /home/agent) their
+   * `path` must lie in, symlinks followed (`CAP_CONSTRAINT` outside). */
+  paths?: string[];
+  constraints?: Constraint;
+  max_calls?: number;
+  rate_limit?: { calls: number; per_seconds: number };
+}
+
 /** An origin the sandbox may reach (`curl`, `wget`). */
 export interface NetworkGrant {
   /** `https://api.example.com`, `http://127.0.0.1:8080`, or `https://*.example.com`
@@ -179,6 +189,10 @@ export interface CapabilityDocument {
   ui?: boolean;
   /** Remote MCP servers whose tools join `tools`. */
   mcp?: McpServerGrant[];
+  /** sandtab's own tools for a model (`Sandbox.callTool`): granted unless set to
+   * `false` here; an object grants one with limits (`paths` only for the file tools).
+   * Left out of `toolDefinitions` when denied. `fetch` and `ui` follow `network`/`ui`. */
+  builtins?: Partial<Record<'bash' | 'read_file' | 'write_file' | 'edit_file', boolean | BuiltinGrant>>;
   /** The same as the options `quota` and `mounts`. */
   filesystem?: { quota?: Quota; mounts?: ReadOnlyMount[] };
   /** The same as the options `limits` and `guestLimits`. */

@@ -1,15 +1,21 @@
 //! The sandbox's own tools as a model calls them: their definitions (OpenAI, Anthropic,
-//! MCP formats), the file tools, and `fetch` through the network policy. The page's
-//! `Sandbox.callTool` dispatches to these (and `bash` to `exec`).
+//! MCP formats), `bash` and the file tools through the gate (the document's `builtins`,
+//! their schemas and limits, the audit log), and `fetch` through the network policy.
+//! The page's `Sandbox.callTool` dispatches to these.
 
 use crate::convert::{set, vfs_error};
-use crate::recorder::{answer_outcome, fetch_answer, request_json};
+use crate::recorder::{Recorder, answer_outcome, fetch_answer, request_json};
 use crate::{Sandbox, denial_error};
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use sandtab_caps::{Format, HttpRequest, UiAction, Via};
-use sandtab_shell::ShellError;
-use sandtab_shell::file_tools;
+use sandtab_caps::{Format, GATED_BUILTINS, HttpRequest, UiAction, Via, home_path};
+use sandtab_shell::file_tools::{self, ToolCallError};
 use sandtab_shell::replay::Op;
+use sandtab_shell::{CancelHandle, Gate, Sessions, ShellError};
+use sandtab_vfs::SandboxFs;
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
@@ -24,6 +30,151 @@ fn tool_error(err: ShellError) -> JsValue {
             error.into()
         }
     }
+}
+
+fn call_error(err: ToolCallError) -> JsValue {
+    match err {
+        ToolCallError::Denied(denial) => denial_error(denial),
+        ToolCallError::Failed(err) => tool_error(err),
+    }
+}
+
+/// Whether `callTool(name, ...)` names one of sandtab's own tools that run here (`bash`
+/// and the file tools), rather than a granted tool.
+pub(crate) fn is_builtin(name: &str) -> bool {
+    GATED_BUILTINS.contains(&name)
+}
+
+/// What a built-in tool call needs of its sandbox, owned: the call's future outlives
+/// the borrow of the sandbox.
+pub(crate) struct ToolContext {
+    gate: Arc<Gate>,
+    fs: Arc<SandboxFs>,
+    sessions: Rc<RefCell<Sessions>>,
+    cancel: Rc<RefCell<Option<CancelHandle>>>,
+    recorder: Option<Rc<Recorder>>,
+}
+
+impl Sandbox {
+    pub(crate) fn tool_context(&self) -> ToolContext {
+        ToolContext {
+            gate: self.gate.clone(),
+            fs: self.fs.clone(),
+            sessions: self.sessions.clone(),
+            cancel: self.cancel.clone(),
+            recorder: self.recorder.clone(),
+        }
+    }
+}
+
+/// Calls sandtab's own tool `name` (`bash`, `read_file`, `write_file`, `edit_file`)
+/// with JSON `args` through the gate; the answer as JSON text (`{stdout, stderr,
+/// exit_code}`, `{content}`, `{bytes_written}`, `{replacements}`). A refusal rejects
+/// with its `CAP_...` code and is not recorded (nothing happened); the check reads the
+/// clock outside the recorded operation, as the audit line of its end does.
+pub(crate) async fn call_builtin(
+    ctx: ToolContext,
+    name: String,
+    args: String,
+) -> Result<String, JsValue> {
+    if name == "bash" {
+        return call_bash(ctx, args).await;
+    }
+    let call = file_tools::begin(&ctx.gate, &ctx.fs, &name, &args, Via::Api).map_err(call_error)?;
+    let op = call.recorded_op();
+    let guard = match (&ctx.recorder, &op) {
+        (Some(recorder), Some(_)) => recorder.begin()?,
+        _ => None,
+    };
+    let answer = call.perform(&ctx.fs).await;
+    if let (Some(guard), Some(op)) = (guard, op) {
+        // Kept as `writeText`/`editFile` kept it: the count as text.
+        let kept = answer
+            .as_ref()
+            .map(|value| {
+                value
+                    .get("bytes_written")
+                    .or_else(|| value.get("replacements"))
+                    .map_or_else(String::new, ToString::to_string)
+            })
+            .map_err(ToString::to_string);
+        guard.finish(op, answer_outcome(kept));
+    }
+    call.finish(&answer);
+    answer.map(|value| value.to_string()).map_err(tool_error)
+}
+
+/// `bash`: `{command, session?}` through the gate, then run as `exec` runs it (recorded
+/// as an exec); `{stdout, stderr, exit_code}` with any truncation note appended.
+async fn call_bash(ctx: ToolContext, args: String) -> Result<String, JsValue> {
+    let call = ctx
+        .gate
+        .begin_builtin("bash", &args, Via::Api, &|path: &str| Ok(home_path(path)))
+        .map_err(denial_error)?;
+    let script = call
+        .args()
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let session = call
+        .args()
+        .get("session")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let options = Object::new();
+    if let Some(session) = &session {
+        set(&options, "session", &JsValue::from_str(session));
+    }
+    let guard = match &ctx.recorder {
+        Some(recorder) => recorder.begin()?,
+        None => None,
+    };
+    let outcome = crate::run_exec(
+        ctx.sessions,
+        ctx.cancel,
+        ctx.gate.clone(),
+        script.clone(),
+        None,
+        Some(options),
+    )
+    .await;
+    if let (Some(guard), Ok(outcome)) = (guard, &outcome) {
+        let op = Op::Exec {
+            script,
+            session,
+            fresh: false,
+            max_output_bytes: None,
+            guest_limits: None,
+        };
+        guard.finish(op, crate::recorder::exec_outcome(outcome));
+    }
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            let message = Reflect::get(&err, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or_else(|| "bash failed".into());
+            call.finish(Err(&message));
+            return Err(err);
+        }
+    };
+    let text = |bytes: &[u8], stream| {
+        let mut text = String::from_utf8_lossy(bytes).into_owned();
+        if let Some(note) = outcome.truncation_note(stream) {
+            text.push_str(&note);
+        }
+        text
+    };
+    let answer = json!({
+        "stdout": text(&outcome.stdout, sandtab_shell::Stream::Stdout),
+        "stderr": text(&outcome.stderr, sandtab_shell::Stream::Stderr),
+        "exit_code": outcome.exit_code,
+    })
+    .to_string();
+    call.finish(Ok(answer.len()));
+    Ok(answer)
 }
 
 #[wasm_bindgen]
@@ -41,7 +192,7 @@ impl Sandbox {
     }
 
     /// `read_file`: the text of `path` (relative to /home/agent), or lines
-    /// `offset..offset+limit` of it.
+    /// `offset..offset+limit` of it; through the gate, as `callTool('read_file')`.
     #[wasm_bindgen(js_name = readText)]
     pub async fn read_text(
         &self,
@@ -49,34 +200,31 @@ impl Sandbox {
         offset: Option<u32>,
         limit: Option<u32>,
     ) -> Result<String, JsValue> {
-        file_tools::read_file(
-            &self.fs,
-            &path,
-            offset.map(|n| n as usize),
-            limit.map(|n| n as usize),
-        )
-        .await
-        .map_err(tool_error)
+        let mut args = json!({ "path": path });
+        if let Some(offset) = offset {
+            args["offset"] = json!(offset);
+        }
+        if let Some(limit) = limit {
+            args["limit"] = json!(limit);
+        }
+        let answer =
+            call_builtin(self.tool_context(), "read_file".into(), args.to_string()).await?;
+        let value: Value = serde_json::from_str(&answer).unwrap_or_default();
+        Ok(value["content"].as_str().unwrap_or_default().to_owned())
     }
 
     /// `write_file`: creates or replaces `path` with `content`, directories made; the
-    /// bytes written.
+    /// bytes written. Through the gate, as `callTool('write_file')`.
     #[wasm_bindgen(js_name = writeText)]
     pub async fn write_text(&self, path: String, content: String) -> Result<u32, JsValue> {
-        let guard = self.begin_op()?;
-        let result = file_tools::write_file(&self.fs, &path, &content).await;
-        if let Some(guard) = guard {
-            let kept = result
-                .as_ref()
-                .map(ToString::to_string)
-                .map_err(ToString::to_string);
-            guard.finish(Op::WriteText { path, content }, answer_outcome(kept));
-        }
-        result.map(|n| n as u32).map_err(tool_error)
+        let args = json!({ "path": path, "content": content }).to_string();
+        let answer = call_builtin(self.tool_context(), "write_file".into(), args).await?;
+        let value: Value = serde_json::from_str(&answer).unwrap_or_default();
+        Ok(value["bytes_written"].as_u64().unwrap_or(0) as u32)
     }
 
     /// `edit_file`: replaces the exact `old` (unique unless `replaceAll`) by `new`; the
-    /// number of replacements.
+    /// number of replacements. Through the gate, as `callTool('edit_file')`.
     #[wasm_bindgen(js_name = editFile)]
     pub async fn edit_file(
         &self,
@@ -85,22 +233,12 @@ impl Sandbox {
         new: String,
         replace_all: bool,
     ) -> Result<u32, JsValue> {
-        let guard = self.begin_op()?;
-        let result = file_tools::edit_file(&self.fs, &path, &old, &new, replace_all).await;
-        if let Some(guard) = guard {
-            let kept = result
-                .as_ref()
-                .map(ToString::to_string)
-                .map_err(ToString::to_string);
-            let op = Op::EditFile {
-                path,
-                old_string: old,
-                new_string: new,
-                replace_all,
-            };
-            guard.finish(op, answer_outcome(kept));
-        }
-        result.map(|n| n as u32).map_err(tool_error)
+        let args = json!({ "path": path, "old_string": old, "new_string": new,
+                           "replace_all": replace_all })
+        .to_string();
+        let answer = call_builtin(self.tool_context(), "edit_file".into(), args).await?;
+        let value: Value = serde_json::from_str(&answer).unwrap_or_default();
+        Ok(value["replacements"].as_u64().unwrap_or(0) as u32)
     }
 
     /// The `ui` door (the document must grant `ui`): `action` is `"show"` (with

@@ -467,13 +467,26 @@ impl Sandbox {
         }))
     }
 
-    /// Calls the granted tool `name` with `args` (JSON text) through the same check as
-    /// the shell's `tool` command and guests' `sandtab.tool_call`; resolves to the
-    /// handler's JSON answer. Rejects with an `Error` whose `code` is the stable reason
-    /// (`CAP_DENIED`, `CAP_BAD_ARGS`, `CAP_CONSTRAINT`, `CAP_MAX_CALLS`,
-    /// `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`).
+    /// Calls the tool `name` with `args` (JSON text) through the gate and resolves to
+    /// its JSON answer: a granted tool through the same check as the shell's `tool`
+    /// command and guests' `sandtab.tool_call` (the handler's answer), or sandtab's own
+    /// `bash`, `read_file`, `write_file`, `edit_file` under the document's `builtins`
+    /// (`{stdout, stderr, exit_code}`, `{content}`, `{bytes_written}`,
+    /// `{replacements}`). Every call is in the audit log. Rejects with an `Error` whose
+    /// `code` is the stable reason (`CAP_DENIED`, `CAP_BAD_ARGS`, `CAP_CONSTRAINT`,
+    /// `CAP_MAX_CALLS`, `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`; `ENOENT`, `EINVAL`, ... for a
+    /// file tool that was allowed and failed).
     #[wasm_bindgen(js_name = callTool)]
     pub fn call_tool(&self, name: String, args: String) -> js_sys::Promise {
+        if agent_tools::is_builtin(&name) {
+            let context = self.tool_context();
+            // `bash` runs a command: the worker must see `cancel` meanwhile.
+            return wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
+                agent_tools::call_builtin(context, name, args)
+                    .await
+                    .map(|answer| JsValue::from_str(&answer))
+            }));
+        }
         let guard = self.begin_op();
         let call = self.gate.call_tool(&name, &args, sandtab_caps::Via::Api);
         wasm_bindgen_futures::future_to_promise(async move {
