@@ -32,6 +32,66 @@ export interface ContainedFrameOptions {
   scriptKeywords?: string[];
 }
 
+/** Elements that open connections before any policy is checked (Chromium preconnects
+ * for `<link rel=preconnect>` and for frames' sources even when CSP then refuses them,
+ * and a name in a URL is a DNS lookup) or that only load other documents. */
+const CONNECTING = [
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'portal',
+  'fencedframe',
+  'base',
+  'meta[http-equiv]:not([http-equiv="Content-Security-Policy" i]):not([http-equiv="content-type" i])',
+  'script[type="speculationrules" i]',
+].join(', ');
+/** `<link rel>` values that fetch or connect by themselves (stylesheets and icons are
+ * left to the CSP, which refuses them). */
+const CONNECTING_RELS = new Set(['preconnect', 'dns-prefetch', 'prefetch', 'preload', 'modulepreload', 'prerender', 'next', 'pingback', 'manifest']);
+
+/** Where a link's target is kept once it no longer is one. */
+const HELD_HREF = 'data-sandtab-href';
+
+/** `html` with what would connect before any policy is checked taken out (and, for a
+ * frame without scripts, its scripts and event handlers), and DNS prefetching of links
+ * turned off. Parsed inertly (`DOMParser` runs and loads nothing).
+ * A frame whose scripts run can still add such elements itself (SECURITY.md). */
+export function withoutConnectors(html: string, scripts: boolean): string {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const el of [...doc.querySelectorAll(CONNECTING)]) el.remove();
+  if (!scripts) {
+    // They would not run; taken out, the browser has nothing to refuse (and log).
+    for (const el of [...doc.querySelectorAll('script')]) el.remove();
+    for (const el of [...doc.querySelectorAll('*')]) {
+      for (const name of el.getAttributeNames()) if (name.startsWith('on')) el.removeAttribute(name);
+    }
+  }
+  for (const link of [...doc.querySelectorAll('link[rel]')]) {
+    const rels = (link.getAttribute('rel') ?? '').toLowerCase().split(/\s+/);
+    if (rels.some((rel) => CONNECTING_RELS.has(rel))) link.remove();
+  }
+  for (const el of [...doc.querySelectorAll('[ping]')]) el.removeAttribute('ping');
+  // Chromium preconnects to a link's host when the pointer rests on it or presses it,
+  // before anything checks the navigation: links keep their look, not their target.
+  for (const link of [...doc.querySelectorAll('a[href], area[href]')]) {
+    const href = link.getAttribute('href') ?? '';
+    if (href.startsWith('#')) continue;
+    link.setAttribute(HELD_HREF, href);
+    link.removeAttribute('href');
+  }
+  const look = doc.createElement('style');
+  look.textContent = `:where(a[${HELD_HREF}]) { color: LinkText; text-decoration: underline; cursor: pointer; }`;
+  doc.head.prepend(look);
+  const off = doc.createElement('meta');
+  off.setAttribute('http-equiv', 'x-dns-prefetch-control');
+  off.setAttribute('content', 'off');
+  doc.head.prepend(off);
+  const doctype = doc.doctype ? `<!doctype ${doc.doctype.name}>` : '';
+  return `${doctype}${doc.documentElement.outerHTML}`;
+}
+
 function attr(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 }
@@ -42,8 +102,9 @@ const WRAPPER_STYLE = 'html,body{margin:0;height:100%;overflow:hidden}iframe{dis
 export function containedFrame(html: string, options: ContainedFrameOptions): HTMLIFrameElement {
   const sandbox = options.scripts ? ['allow-scripts', ...(options.scriptKeywords ?? [])].join(' ') : 'allow-same-origin';
   const wrapper =
-    `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${FRAME_POLICY}">` +
-    `<style>${WRAPPER_STYLE}</style><iframe sandbox="${sandbox}" referrerpolicy="no-referrer" title="${attr(options.title)}" srcdoc="${attr(html)}"></iframe>`;
+    `<!doctype html><meta charset="utf-8"><meta http-equiv="x-dns-prefetch-control" content="off">` +
+    `<meta http-equiv="Content-Security-Policy" content="${FRAME_POLICY}">` +
+    `<style>${WRAPPER_STYLE}</style><iframe sandbox="${sandbox}" referrerpolicy="no-referrer" title="${attr(options.title)}" srcdoc="${attr(withoutConnectors(html, options.scripts))}"></iframe>`;
   const frame = document.createElement('iframe');
   // The wrapper runs no script of its own: its CSP allows inline scripts only for the
   // content it inherits them to, and it holds none.
@@ -73,18 +134,18 @@ export function contentDocument(frame: HTMLIFrameElement): Document | null {
   }
 }
 
-/** Elements whose activation navigates: a person's click on them is not followed. */
-const NAVIGATES = 'a[href], area[href]';
+/** Links, and links whose target `withoutConnectors` held back. */
+const NAVIGATES = `a[href], area[href], a[${HELD_HREF}], area[${HELD_HREF}]`;
 
-/** Keeps a person's clicks on links in a script-free content from navigating (the
- * wrapper would refuse the navigation anyway, leaving an error page); calls `onLink`. */
+/** Keeps a person's clicks on links in a script-free content from doing anything (the
+ * wrapper would refuse a navigation anyway, leaving an error page); calls `onLink`. */
 export function holdLinks(doc: Document, onLink?: (href: string) => void): void {
   const stop = (event: Event) => {
     const target = event.target instanceof doc.defaultView!.Element ? event.target : null;
     const link = target?.closest(NAVIGATES);
     if (!link) return;
     event.preventDefault();
-    if (event.type === 'click') onLink?.(link.getAttribute('href') ?? '');
+    if (event.type === 'click') onLink?.(link.getAttribute('href') ?? link.getAttribute(HELD_HREF) ?? '');
   };
   doc.addEventListener('click', stop, true);
   doc.addEventListener('auxclick', stop, true);

@@ -111,9 +111,10 @@ export class PreviewPanel {
     const path = this.#path.value.trim() || DEFAULT_PAGE;
     try {
       const { html, missing } = await buildPreview(sandbox, path);
-      this.#status.textContent = missing.length > 0 ? `Not found: ${missing.join(', ')}` : `Showing ${path}`;
-      this.#status.classList.toggle('error', missing.length > 0);
       const scripts = this.scripts();
+      const held = !scripts && /<script[\s>]/i.test(html) ? ' (its scripts are off: tick Run scripts to run them)' : '';
+      this.#status.textContent = missing.length > 0 ? `Not found: ${missing.join(', ')}` : `Showing ${path}${held}`;
+      this.#status.classList.toggle('error', missing.length > 0);
       const key = `${scripts}:${html}`;
       if (force || key !== this.#shown) {
         this.#shown = key;
