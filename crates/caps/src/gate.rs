@@ -3,7 +3,7 @@
 //! limit; a request against the network policy at every hop. Each is logged.
 
 use crate::audit::{AuditLog, Via, redact_pointers};
-use crate::document::{Capabilities, MAX_TOOLS, ToolSource};
+use crate::document::{Capabilities, MAX_TOOLS, Tool, ToolSource};
 use crate::doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, UiAction};
 use crate::error::{CapsError, Code, Denial};
 use crate::mcp::{McpClient, listed_tools};
@@ -193,6 +193,14 @@ impl Gate {
                 format!("the tool `{name}` is not granted"),
             ));
         };
+        let parsed = self.check_args(tool, args)?;
+        self.count_call(tool)?;
+        Ok(parsed)
+    }
+
+    /// `args` parsed and checked against `tool`'s schema and constraints.
+    pub(crate) fn check_args(&self, tool: &Tool, args: &str) -> Result<Value, Denial> {
+        let name = tool.name.as_str();
         let parsed: Value = serde_json::from_str(args).map_err(|err| {
             Denial::new(
                 Code::BadArgs,
@@ -225,6 +233,12 @@ impl Gate {
                 .check(&parsed)
                 .map_err(|why| Denial::new(Code::Constraint, format!("`{name}`: {why}")))?;
         }
+        Ok(parsed)
+    }
+
+    /// Counts a call of `tool` against its `max_calls` and rate limit.
+    pub(crate) fn count_call(&self, tool: &Tool) -> Result<(), Denial> {
+        let name = tool.name.as_str();
         let now = self.doors.now_ms();
         let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
         let used = usage.entry(name.to_owned()).or_default();
@@ -254,7 +268,7 @@ impl Gate {
             used.recent.push_back(now);
         }
         used.calls += 1;
-        Ok(parsed)
+        Ok(())
     }
 
     /// Calls tool `name` with JSON `args` through the check; the answer is the
@@ -401,7 +415,7 @@ impl Gate {
         self.audit.record(self.doors.now_ms(), "exec", fields);
     }
 
-    fn audit_handle(&self) -> AuditHandle {
+    pub(crate) fn audit_handle(&self) -> AuditHandle {
         AuditHandle {
             log: self.audit.clone(),
             doors: self.doors.clone(),
@@ -411,14 +425,14 @@ impl Gate {
 
 /// What a call's future needs to log its end after the gate's borrow is over.
 #[derive(Clone)]
-struct AuditHandle {
+pub(crate) struct AuditHandle {
     log: Arc<AuditLog>,
     doors: Arc<dyn Doors>,
 }
 
 impl AuditHandle {
     /// Logs a finished call: `denial` entries for refusals, `kind` entries otherwise.
-    fn finish(
+    pub(crate) fn finish(
         &self,
         kind: &str,
         started: f64,

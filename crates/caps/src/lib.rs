@@ -9,6 +9,7 @@
 //! `fetch`.
 
 mod audit;
+mod builtin;
 mod constraint;
 mod definitions;
 mod document;
@@ -20,6 +21,7 @@ mod network;
 mod scrub;
 
 pub use audit::{AuditLog, REDACTED, Via, redact_pointers};
+pub use builtin::{Builtin, BuiltinCall, Builtins, GATED_BUILTINS, HOME, home_path};
 pub use constraint::{Constraint, Test};
 pub use definitions::{
     BUILTIN_TOOLS, Definition, Format, builtin_definitions, definitions, definitions_json,

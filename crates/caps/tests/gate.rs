@@ -442,3 +442,218 @@ fn oversized_responses_are_refused() {
         Code::NetTooLarge
     );
 }
+
+/// A built-in tool call as the runtime makes it: checked, carried out (here: nothing),
+/// finished. Paths resolve lexically (no symlinks in these tests).
+fn builtin(gate: &Gate, name: &str, args: &str) -> Result<Value, Code> {
+    let lexical = |path: &str| Ok(sandtab_caps::home_path(path));
+    let call = gate
+        .begin_builtin(name, args, Via::Api, &lexical)
+        .map_err(|d| d.code)?;
+    let checked = call.args().clone();
+    call.finish(Ok(3));
+    Ok(checked)
+}
+
+#[test]
+fn builtin_tools_are_checked_and_audited_without_their_contents() {
+    // No `builtins` section: every built-in is granted, as before, and still checked.
+    let (gate, doors) = gate(json!({}));
+    let body = "a secret body ".repeat(100);
+    let args = json!({"path": "notes.txt", "content": body}).to_string();
+    assert!(builtin(&gate, "write_file", &args).is_ok());
+    assert!(builtin(&gate, "read_file", r#"{"path": "notes.txt", "offset": 2}"#).is_ok());
+    assert!(
+        builtin(
+            &gate,
+            "edit_file",
+            r#"{"path": "notes.txt", "old_string": "a", "new_string": "b"}"#
+        )
+        .is_ok()
+    );
+    assert!(builtin(&gate, "bash", r#"{"command": "ls"}"#).is_ok());
+    // The schema is checked: a missing or unknown argument, a wrong type, not JSON.
+    assert_eq!(
+        builtin(&gate, "write_file", r#"{"path": "x"}"#),
+        Err(Code::BadArgs)
+    );
+    assert_eq!(
+        builtin(&gate, "read_file", r#"{"path": "x", "lines": 3}"#),
+        Err(Code::BadArgs)
+    );
+    assert_eq!(
+        builtin(&gate, "read_file", r#"{"path": 3}"#),
+        Err(Code::BadArgs)
+    );
+    assert_eq!(builtin(&gate, "bash", "{command"), Err(Code::BadArgs));
+    assert_eq!(builtin(&gate, "weather", "{}"), Err(Code::Denied));
+    assert!(
+        doors.tool_calls.lock().unwrap().is_empty(),
+        "built-ins never reach the page's handlers"
+    );
+    let entries = audit(&gate);
+    assert_eq!(entries.len(), 9);
+    assert_eq!(entries[0]["kind"], "tool");
+    assert_eq!(entries[0]["tool"], "write_file");
+    assert_eq!(entries[0]["via"], "api");
+    assert_eq!(entries[0]["ok"], true);
+    assert_eq!(entries[0]["result_bytes"], 3);
+    assert_eq!(
+        entries[0]["args"],
+        json!({"path": "notes.txt", "content_bytes": body.len()})
+    );
+    assert_eq!(
+        entries[1]["args"],
+        json!({"path": "notes.txt", "offset": 2})
+    );
+    assert_eq!(
+        entries[2]["args"],
+        json!({"path": "notes.txt", "old_string_bytes": 1, "new_string_bytes": 1})
+    );
+    assert_eq!(entries[3]["tool"], "bash");
+    assert_eq!(entries[3]["args"], json!({"command": "ls"}));
+    for entry in &entries[4..] {
+        assert_eq!(entry["kind"], "denial", "{entry}");
+        assert_eq!(entry["call"], "tool");
+    }
+    assert_eq!(entries[4]["code"], "CAP_BAD_ARGS");
+    assert_eq!(entries[4]["args"], json!({"path": "x"}));
+    assert_eq!(entries[8]["code"], "CAP_DENIED");
+    let log = gate.audit().to_jsonl();
+    assert!(!log.contains("a secret body"), "no file contents: {log}");
+    assert!(
+        log.lines().all(|line| line.len() < 600),
+        "small lines: {log}"
+    );
+}
+
+#[test]
+fn a_denied_builtin_gives_its_code_and_is_audited_as_denied() {
+    let (gate, _) = gate(json!({"builtins": {
+        "write_file": false,
+        "bash": {"max_calls": 1},
+        "edit_file": {"paths": ["src", "/tmp/"], "rate_limit": {"calls": 1, "per_seconds": 60}},
+        "read_file": true,
+    }}));
+    let denied = gate
+        .begin_builtin(
+            "write_file",
+            r#"{"path": "a", "content": "x"}"#,
+            Via::Api,
+            &|p: &str| Ok(sandtab_caps::home_path(p)),
+        )
+        .unwrap_err();
+    assert_eq!(denied.code, Code::Denied);
+    assert!(denied.message.contains("builtins.write_file"), "{denied}");
+    assert!(builtin(&gate, "read_file", r#"{"path": "a"}"#).is_ok());
+    assert!(builtin(&gate, "bash", r#"{"command": "ls"}"#).is_ok());
+    assert_eq!(
+        builtin(&gate, "bash", r#"{"command": "ls"}"#),
+        Err(Code::MaxCalls)
+    );
+    let edit = |path: &str| json!({"path": path, "old_string": "a", "new_string": "b"}).to_string();
+    // Outside the paths: lexically, through `..`, and through a symlink the resolver
+    // reports; all before the call is counted.
+    assert_eq!(
+        builtin(&gate, "edit_file", &edit("b.txt")),
+        Err(Code::Constraint)
+    );
+    assert_eq!(
+        builtin(&gate, "edit_file", &edit("src/../b.txt")),
+        Err(Code::Constraint)
+    );
+    assert_eq!(
+        builtin(&gate, "edit_file", &edit("/home/agent/srcx/a")),
+        Err(Code::Constraint)
+    );
+    let via_link = gate
+        .begin_builtin("edit_file", &edit("src/link"), Via::Api, &|_: &str| {
+            Ok("/etc/passwd".to_owned())
+        })
+        .unwrap_err();
+    assert_eq!(via_link.code, Code::Constraint);
+    let unresolved = gate
+        .begin_builtin("edit_file", &edit("src/loop"), Via::Api, &|_: &str| {
+            Err("too many symlinks".to_owned())
+        })
+        .unwrap_err();
+    assert_eq!(unresolved.code, Code::Constraint, "fails closed");
+    assert!(builtin(&gate, "edit_file", &edit("/home/agent/src/x/a.rs")).is_ok());
+    assert_eq!(
+        builtin(&gate, "edit_file", &edit("/tmp/a")),
+        Err(Code::RateLimit)
+    );
+    let entries = audit(&gate);
+    assert_eq!(entries[0]["kind"], "denial");
+    assert_eq!(entries[0]["call"], "tool");
+    assert_eq!(entries[0]["tool"], "write_file");
+    assert_eq!(entries[0]["code"], "CAP_DENIED");
+    assert_eq!(entries[0]["args"], json!({"path": "a", "content_bytes": 1}));
+    let codes: Vec<&str> = entries
+        .iter()
+        .map(|e| e["code"].as_str().unwrap_or("ok"))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "CAP_DENIED",
+            "ok",
+            "ok",
+            "CAP_MAX_CALLS",
+            "CAP_CONSTRAINT",
+            "CAP_CONSTRAINT",
+            "CAP_CONSTRAINT",
+            "CAP_CONSTRAINT",
+            "CAP_CONSTRAINT",
+            "ok",
+            "CAP_RATE_LIMIT"
+        ]
+    );
+    // The model is not offered what it may not call; restricted tools say where.
+    let defs = sandtab_caps::definitions(gate.capabilities());
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["bash", "read_file", "edit_file"]);
+    assert!(
+        defs[2].description.contains("/home/agent/src, /tmp"),
+        "{}",
+        defs[2].description
+    );
+}
+
+#[test]
+fn builtins_sections_fail_closed_with_clear_errors() {
+    let err = |doc: Value| Capabilities::from_value(&doc).unwrap_err().to_string();
+    assert!(err(json!({"builtins": {"write_file": "no"}})).contains("builtins.write_file"));
+    assert!(err(json!({"builtins": {"write_file": null}})).contains("builtins.write_file"));
+    assert!(
+        err(json!({"builtins": {"rm": false}})).contains("`rm` is not one of sandtab's own tools")
+    );
+    assert!(err(json!({"builtins": {"fetch": false}})).contains("`network`"));
+    assert!(err(json!({"builtins": {"ui": true}})).contains("`ui`"));
+    assert!(
+        err(json!({"builtins": {"read_file": {"path": ["/x"]}}}))
+            .contains("builtins.read_file: unknown field `path`")
+    );
+    assert!(err(json!({"builtins": {"bash": {"paths": ["/x"]}}})).contains("builtins.bash.paths"));
+    assert!(
+        err(json!({"builtins": {"read_file": {"paths": []}}})).contains("builtins.read_file.paths")
+    );
+    assert!(
+        err(json!({"builtins": {"read_file": {"constraints": {"arg": "path", "bogus": 1}}}}))
+            .contains("builtins.read_file.constraints")
+    );
+    assert!(
+        err(json!({"builtins": {"read_file": {"rate_limit": {"calls": 0, "per_seconds": 1}}}}))
+            .contains("builtins.read_file.rate_limit")
+    );
+    assert!(err(json!({"builtins": []})).contains("builtins"));
+    // Constraints on a built-in's arguments use the tools' language.
+    let (gate, _) = gate(
+        json!({"builtins": {"bash": {"constraints": {"arg": "command", "not_in": ["reboot"]}}}}),
+    );
+    assert_eq!(
+        builtin(&gate, "bash", r#"{"command": "reboot"}"#),
+        Err(Code::Constraint)
+    );
+    assert!(builtin(&gate, "bash", r#"{"command": "ls"}"#).is_ok());
+}
