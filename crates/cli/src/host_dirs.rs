@@ -14,6 +14,12 @@
 //!   symlink by that name leads);
 //! - modes are written with the permission bits only (`& 0o777`): never setuid, setgid
 //!   or sticky;
+//! - a file is written to a new temporary file beside it, then renamed over it: a failed
+//!   write leaves the host's file as it was, and a hard link in HOST is replaced, never
+//!   written through (its other names, maybe outside HOST, keep their contents);
+//! - a removed directory is removed only with what was copied in from it: what the
+//!   guest never saw (FIFOs, sockets, files made on the host during the run) is kept,
+//!   and the directory with it;
 //! - a read-only mapping is mounted read-only in the sandbox and nothing is written back.
 //!
 //! A refused or failed entry is reported and left out; the rest is still written back.
@@ -22,7 +28,9 @@ use crate::args::DirMap;
 use cap_std::fs::Dir;
 use sandtab_vfs::{ErrorKind, FileKind, MemFs, VfsPath};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What an entry was, to tell afterwards what the guest changed.
 #[derive(Debug, PartialEq, Eq)]
@@ -179,7 +187,7 @@ pub fn write_back(fs: &MemFs, map: &DirMap, before: &CopiedIn) -> Result<Vec<Str
         {
             continue;
         }
-        host.remove(rel);
+        host.remove(rel, entry);
     }
     // Directories' modes are set last, deepest first, so they cannot stop their filling.
     let mut dir_modes = Vec::new();
@@ -319,6 +327,8 @@ struct Host {
 enum Problem {
     Refused(String),
     Failed(std::io::Error),
+    /// A directory to remove still holds what the guest never saw.
+    NotEmpty,
 }
 
 impl From<std::io::Error> for Problem {
@@ -340,6 +350,11 @@ impl Host {
         self.problems.push(match problem {
             Problem::Refused(why) => format!("refused {}: {why}", path.display()),
             Problem::Failed(err) => format!("{}: {err}", path.display()),
+            Problem::NotEmpty => format!(
+                "refused {}: it holds what the sandbox never had (made on the host during \
+                 the run, or a FIFO, socket or device): left in place",
+                path.display()
+            ),
         });
         self.left_out.push(rel.to_owned());
     }
@@ -383,18 +398,48 @@ impl Host {
         Problem::Refused("a symlink on the host is not written through".to_owned())
     }
 
-    fn remove(&mut self, rel: &str) {
+    /// Whether something below `rel` (not `rel` itself) was left out.
+    fn left_out_below(&self, rel: &str) -> bool {
+        self.left_out.iter().any(|out| {
+            out.strip_prefix(rel)
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+
+    /// Removes `rel`, copied in as `copied`. A directory's copied-in entries are removed
+    /// before it (deepest first), and it is removed only if that left it empty: nothing
+    /// the guest never saw goes with it.
+    fn remove(&mut self, rel: &str, copied: &Entry) {
         let result = (|| {
             let (dir, name) = self.parent(rel)?;
             match Self::existing(&dir, name)? {
                 None => {}
-                Some(meta) if meta.is_dir() => dir.remove_dir_all(name)?,
+                Some(meta) if meta.is_dir() => {
+                    if !matches!(copied, Entry::Dir { .. }) {
+                        return Err(Problem::Refused(
+                            "a directory made on the host during the run is in the way: \
+                             left in place"
+                                .to_owned(),
+                        ));
+                    }
+                    match dir.remove_dir(name) {
+                        Err(err) if err.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                            return Err(Problem::NotEmpty);
+                        }
+                        other => other?,
+                    }
+                }
                 Some(_) => dir.remove_file(name)?,
             }
             Ok(())
         })();
-        if let Err(problem) = result {
-            self.leave_out(rel, problem);
+        match result {
+            Ok(()) => {}
+            // What was left out below it keeps it, and has said so already.
+            Err(Problem::NotEmpty) if self.left_out_below(rel) => {
+                self.left_out.push(rel.to_owned());
+            }
+            Err(problem) => self.leave_out(rel, problem),
         }
     }
 
@@ -435,8 +480,20 @@ impl Host {
                 }
                 _ => {}
             }
-            dir.write(name, contents)?;
-            set_mode(&dir, name, mode)?;
+            // A new file, renamed over the old one when complete: the old one is kept if
+            // anything fails, and a hard link there is replaced, not written through.
+            let (temp, mut file) = temp_file(&dir)?;
+            let written = (|| {
+                file.write_all(contents)?;
+                set_file_mode(&file, mode)?;
+                file.sync_all()?;
+                drop(file);
+                dir.rename(&temp, &dir, name)
+            })();
+            if let Err(err) = written {
+                let _ = dir.remove_file(&temp);
+                return Err(err.into());
+            }
             Ok(())
         })();
         if let Err(problem) = result {
@@ -483,6 +540,39 @@ impl Host {
             self.leave_out(rel, problem);
         }
     }
+}
+
+/// A new, empty file in `dir` under a name no other file there has
+/// (`.sandtab-tmp-<pid>-<n>`), readable and writable by its owner only.
+fn temp_file(dir: &Dir) -> std::io::Result<(String, cap_std::fs::File)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let name = format!(".sandtab-tmp-{}-{n}", std::process::id());
+        match dir.open_with(&name, &options) {
+            Ok(file) => return Ok((name, file)),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn set_file_mode(file: &cap_std::fs::File, mode: u32) -> std::io::Result<()> {
+    use cap_std::fs::{Permissions, PermissionsExt};
+    file.set_permissions(Permissions::from_mode(mode & HOST_MODE_MASK))
+}
+
+#[cfg(not(unix))]
+fn set_file_mode(_file: &cap_std::fs::File, _mode: u32) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(unix)]

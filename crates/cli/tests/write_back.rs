@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -353,4 +353,98 @@ fn a_read_only_dir_is_read_and_left_byte_for_byte() {
     let help = text(&help.stdout);
     assert!(help.contains("HOSTDIR::GUESTDIR:ro"), "{help}");
     assert!(help.contains("refused"), "{help}");
+}
+
+#[test]
+fn a_hard_link_in_host_is_replaced_not_written_through() {
+    let scratch = Scratch::new();
+    let host = scratch.host();
+    let outside = scratch.outside().join("f");
+    std::fs::write(&outside, "outside\n").unwrap();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::hard_link(&outside, host.join("f")).unwrap();
+    let script = "cat /data/f; echo changed > /data/f; chmod 600 /data/f";
+    let out = sandtab(&["sh", "--dir", &scratch.map(""), "-c", script]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(text(&out.stdout), "outside\n");
+    // The other name, outside HOST, keeps its contents and mode.
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+    let meta = std::fs::metadata(&outside).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o640);
+    assert_eq!(meta.nlink(), 1, "HOST's name is a file of its own now");
+    // HOST's name holds the guest's file, and no temporary file is left beside it.
+    assert_eq!(
+        std::fs::read_to_string(host.join("f")).unwrap(),
+        "changed\n"
+    );
+    let meta = std::fs::metadata(host.join("f")).unwrap();
+    assert_eq!(meta.mode() & 0o7777, 0o600);
+    assert_eq!(meta.nlink(), 1);
+    let names: Vec<_> = tree(&host).into_keys().collect();
+    assert_eq!(names, [PathBuf::from("f")]);
+}
+
+#[test]
+fn removing_a_directory_removes_only_what_the_guest_saw() {
+    let scratch = Scratch::new();
+    let host = scratch.host();
+    // `gone` holds only what was copied in; `d` also a FIFO (never copied in); `e` gets
+    // a file made on the host while the guest runs.
+    for dir in ["gone/sub", "d/sub", "e/sub"] {
+        std::fs::create_dir_all(host.join(dir)).unwrap();
+    }
+    for file in ["gone/a", "gone/sub/b", "d/a", "d/sub/b", "e/a", "e/sub/b"] {
+        std::fs::write(host.join(file), "old\n").unwrap();
+    }
+    let fifo = host.join("d/sub/fifo");
+    let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sandtab"))
+        .args([
+            "sh",
+            "--dir",
+            &scratch.map(""),
+            "-c",
+            "rm -r /data/gone /data/d /data/e; echo ready; sleep 2",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    std::fs::write(host.join("e/late"), "made on the host\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(REFUSED), "{stderr}");
+    // What the guest never saw survives; what it removed is gone.
+    assert!(!exists(&host.join("gone")), "{stderr}");
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    assert_eq!(
+        std::fs::read_to_string(host.join("e/late")).unwrap(),
+        "made on the host\n"
+    );
+    for removed in ["d/a", "d/sub/b", "e/a", "e/sub"] {
+        assert!(!exists(&host.join(removed)), "{removed}: {stderr}");
+    }
+    // One line for each directory left, the deepest one holding what was never seen.
+    let refusals: Vec<_> = stderr
+        .lines()
+        .filter(|line| line.contains("refused"))
+        .collect();
+    assert_eq!(refusals.len(), 2, "{stderr}");
+    for left in ["d/sub", "e"] {
+        let needle = format!("refused {}:", host.join(left).display());
+        assert!(stderr.contains(&needle), "no line for {left}: {stderr}");
+    }
+    scratch.assert_outside_untouched();
 }
