@@ -51,6 +51,9 @@ const CONNECTING = [
  * left to the CSP, which refuses them). */
 const CONNECTING_RELS = new Set(['preconnect', 'dns-prefetch', 'prefetch', 'preload', 'modulepreload', 'prerender', 'next', 'pingback', 'manifest']);
 
+const XLINK = 'http://www.w3.org/1999/xlink';
+const MATHML = 'http://www.w3.org/1998/Math/MathML';
+
 /** Where a link's target is kept once it no longer is one. */
 const HELD_HREF = 'data-sandtab-href';
 
@@ -75,11 +78,19 @@ export function withoutConnectors(html: string, scripts: boolean): string {
   for (const el of [...doc.querySelectorAll('[ping]')]) el.removeAttribute('ping');
   // Chromium preconnects to a link's host when the pointer rests on it or presses it,
   // before anything checks the navigation: links keep their look, not their target.
-  for (const link of [...doc.querySelectorAll('a[href], area[href]')]) {
-    const href = link.getAttribute('href') ?? '';
-    if (href.startsWith('#')) continue;
-    link.setAttribute(HELD_HREF, href);
-    link.removeAttribute('href');
+  // SVG's `<a>` may use `xlink:href`, and Firefox follows `href` on any MathML element.
+  for (const link of [...doc.querySelectorAll('a, area, [href]')]) {
+    const isLink = link.localName === 'a' || link.localName === 'area' || link.namespaceURI === MATHML;
+    if (!isLink) continue;
+    for (const [namespace, name] of [
+      [null, 'href'],
+      [XLINK, 'href'],
+    ] as const) {
+      const href = link.getAttributeNS(namespace, name);
+      if (href === null || href.startsWith('#')) continue;
+      link.setAttribute(HELD_HREF, href);
+      link.removeAttributeNS(namespace, name);
+    }
   }
   const look = doc.createElement('style');
   look.textContent = `:where(a[${HELD_HREF}]) { color: LinkText; text-decoration: underline; cursor: pointer; }`;
@@ -135,7 +146,7 @@ export function contentDocument(frame: HTMLIFrameElement): Document | null {
 }
 
 /** Links, and links whose target `withoutConnectors` held back. */
-const NAVIGATES = `a[href], area[href], a[${HELD_HREF}], area[${HELD_HREF}]`;
+const NAVIGATES = `a, area, [${HELD_HREF}]`;
 
 /** Keeps a person's clicks on links in a script-free content from doing anything (the
  * wrapper would refuse a navigation anyway, leaving an error page); calls `onLink`. */
@@ -143,9 +154,9 @@ export function holdLinks(doc: Document, onLink?: (href: string) => void): void 
   const stop = (event: Event) => {
     const target = event.target instanceof doc.defaultView!.Element ? event.target : null;
     const link = target?.closest(NAVIGATES);
-    if (!link) return;
+    if (!link || (link.getAttribute('href') ?? '').startsWith('#')) return;
     event.preventDefault();
-    if (event.type === 'click') onLink?.(link.getAttribute('href') ?? link.getAttribute(HELD_HREF) ?? '');
+    if (event.type === 'click') onLink?.(link.getAttribute(HELD_HREF) ?? link.getAttribute('href') ?? '');
   };
   doc.addEventListener('click', stop, true);
   doc.addEventListener('auxclick', stop, true);

@@ -213,7 +213,10 @@ export class Sandbox {
       }
       case 'ui': {
         const path = str('path', true);
-        const html = path === undefined ? str('html', true) : ((await this.#call('readText', path)) as string);
+        // The file is read as the `ui` door's own input (that door is checked by its own
+        // grant), not as a `read_file` call the model did not make.
+        const file = path === undefined ? undefined : path.startsWith('/') ? path : `/home/agent/${path}`;
+        const html = file === undefined ? str('html', true) : new TextDecoder().decode(await this.readFile(file));
         if (html !== undefined) await this.#call('ui', 'show', html, 'sandbox ui');
         if (args.wait === false) return { shown: html !== undefined };
         const seconds = typeof args.timeout_seconds === 'number' ? args.timeout_seconds : 300;

@@ -23,11 +23,37 @@ const MAX_QUEUED = 100;
 
 /** Turns a person's clicks, submissions and Enter presses in `doc` into `send(event)`.
  * It runs in the page (scripts off) or, stringified, inside the frame (scripts on), so
- * it must name nothing outside itself. */
+ * it must name nothing outside itself. Inside the frame it runs before the frame's own
+ * scripts: it takes the built-ins it relies on now, so that a script replacing them
+ * later (`Event.prototype.target`, `Element.prototype.closest`, FormData's iterator)
+ * cannot turn a person's keystroke into a submission they did not make. */
 function listen(doc: Document, send: (event: unknown) => void): void {
   const win = doc.defaultView as (Window & typeof globalThis) | null;
   if (!win) return;
+  const apply = win.Reflect.apply;
+  const uncurry =
+    <T extends unknown[], R>(f: (...args: T) => R) =>
+    (self: unknown, ...args: T): R =>
+      apply(f, self, args);
+  const getter = (proto: object, name: string) => uncurry(win.Object.getOwnPropertyDescriptor(proto, name)!.get!);
+  const targetOf = getter(win.Event.prototype, 'target') as (e: Event) => EventTarget | null;
+  const keyOf = getter(win.KeyboardEvent.prototype, 'key') as (e: Event) => string;
+  const prevent = uncurry(win.Event.prototype.preventDefault);
+  const closest = uncurry(win.Element.prototype.closest) as (el: unknown, selector: string) => Element | null;
+  const matches = uncurry(win.Element.prototype.matches) as (el: unknown, selector: string) => boolean;
   const FD = win.FormData;
+  const entries = uncurry(FD.prototype.entries) as (fd: FormData) => Iterator<[string, FormDataEntryValue]>;
+  const next = uncurry(win.Object.getPrototypeOf(entries(new FD())).next) as (it: unknown) => IteratorResult<[string, FormDataEntryValue]>;
+  const listenTo = uncurry(win.EventTarget.prototype.addEventListener);
+  // `matches` on anything but an element throws: a test no script can redefine.
+  const isElement = (x: unknown): x is Element => {
+    try {
+      matches(x, '*');
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const describe = (el: Element) => ({
     id: el.id || null,
     name: el.getAttribute('name'),
@@ -36,7 +62,10 @@ function listen(doc: Document, send: (event: unknown) => void): void {
   });
   const fields = (form: HTMLFormElement) => {
     const out: Record<string, string | string[]> = {};
-    for (const [key, value] of new FD(form)) {
+    const it = entries(new FD(form));
+    for (let step = next(it); !step.done; step = next(it)) {
+      const key = step.value[0];
+      const value = step.value[1];
       if (typeof value !== 'string') continue;
       const had = out[key];
       out[key] = had === undefined ? value : ([] as string[]).concat(had, value);
@@ -45,31 +74,36 @@ function listen(doc: Document, send: (event: unknown) => void): void {
   };
   const submit = (form: HTMLFormElement, submitter: Element | null) =>
     send({ type: 'submit', form: form.id || form.getAttribute('name') || null, submitter: submitter ? describe(submitter) : null, data: fields(form) });
-  doc.addEventListener(
+  listenTo(
+    doc,
     'click',
-    (e) => {
-      const el = e.target instanceof win.Element ? e.target.closest('button, input[type=submit], input[type=button], a, area, [data-sandtab-event]') : null;
+    (e: Event) => {
+      const target = targetOf(e);
+      const el = isElement(target) ? closest(target, 'button, input[type=submit], input[type=button], a, area, [data-sandtab-event]') : null;
       if (!el) return;
-      const form = (el as HTMLButtonElement).form || el.closest('form');
-      const submits = el.matches('input[type=submit], button:not([type]), button[type=submit]');
-      if ((form && submits) || el.matches('a, area')) e.preventDefault();
+      const form = closest(el, 'form') as HTMLFormElement | null;
+      const submits = matches(el, 'input[type=submit], button:not([type]), button[type=submit]');
+      if ((form && submits) || matches(el, 'a, area')) prevent(e);
       // A script's `el.click()` or `dispatchEvent` is not a person's click.
       if (!e.isTrusted) return;
       if (form && submits) submit(form, el);
-      else send({ type: 'click', tag: el.tagName.toLowerCase(), target: describe(el) });
+      else send({ type: 'click', tag: el.localName, target: describe(el) });
     },
     true,
   );
   // Submissions are reported from the click or key that made them (`requestSubmit()`
   // by a script fires a submit event too); the form itself never goes anywhere.
-  doc.addEventListener('submit', (e) => e.preventDefault(), true);
-  doc.addEventListener(
+  listenTo(doc, 'submit', (e: Event) => prevent(e), true);
+  listenTo(
+    doc,
     'keydown',
-    (e) => {
-      const el = e.target;
-      if (e.key !== 'Enter' || !(el instanceof win.HTMLInputElement) || !el.form) return;
-      e.preventDefault();
-      if (e.isTrusted) submit(el.form, null);
+    (e: Event) => {
+      const target = targetOf(e);
+      if (keyOf(e) !== 'Enter' || !isElement(target) || !matches(target, 'input')) return;
+      const form = closest(target, 'form') as HTMLFormElement | null;
+      if (!form) return;
+      prevent(e);
+      if (e.isTrusted) submit(form, null);
     },
     true,
   );
@@ -77,24 +111,36 @@ function listen(doc: Document, send: (event: unknown) => void): void {
 
 // Runs inside the frame before the sandbox's HTML when scripts are on. It keeps the
 // port the page sends (only the page's first message carrying one) in its closure, and
-// binds the functions it calls now, before the sandbox's scripts could replace them.
+// takes every built-in it uses now, before the sandbox's scripts could replace them.
+// Events go to the page as objects (structured clone: no `toJSON`, no getters of ours
+// to replace); the page turns them into JSON.
 const IN_FRAME_BRIDGE = `(() => {
-  const post = Function.prototype.call.bind(MessagePort.prototype.postMessage);
-  const stringify = JSON.stringify;
+  const apply = Reflect.apply;
+  const uncurry = (f) => (self, ...args) => apply(f, self, args);
+  const getter = (proto, name) => uncurry(Object.getOwnPropertyDescriptor(proto, name).get);
+  const post = uncurry(MessagePort.prototype.postMessage);
+  const sourceOf = getter(MessageEvent.prototype, 'source');
+  const dataOf = getter(MessageEvent.prototype, 'data');
+  const portsOf = getter(MessageEvent.prototype, 'ports');
+  const stop = uncurry(Event.prototype.stopImmediatePropagation);
+  const push = uncurry(Array.prototype.push);
   const page = parent.parent;
   let port = null;
   const early = [];
   const send = (event) => {
-    let json;
-    try { json = stringify(event); } catch { return; }
-    if (typeof json !== 'string') return;
-    if (port) post(port, json); else if (early.length < ${MAX_QUEUED}) early.push(json);
+    try {
+      if (port) post(port, event);
+      else if (early.length < ${MAX_QUEUED}) push(early, event);
+    } catch {}
   };
   addEventListener('message', (e) => {
-    if (port || e.source !== page || !e.data || e.data.sandtabUiPort !== 1 || !e.ports[0]) return;
-    e.stopImmediatePropagation();
-    port = e.ports[0];
-    for (const json of early.splice(0)) post(port, json);
+    if (port || sourceOf(e) !== page) return;
+    const data = dataOf(e);
+    const ports = portsOf(e);
+    if (!data || data.sandtabUiPort !== 1 || !ports[0]) return;
+    stop(e);
+    port = ports[0];
+    for (let i = 0; i < early.length; i++) send(early[i]);
   }, true);
   const message = (data) => send({ type: 'message', data });
   Object.defineProperty(window, 'sandtab', { value: Object.freeze({ send: message }), enumerable: true });
@@ -193,7 +239,14 @@ export class UiFrame {
     if (!inner) return;
     const channel = new MessageChannel();
     channel.port1.onmessage = (message) => {
-      if (this.#frame === frame && typeof message.data === 'string') this.#receive(message.data);
+      if (this.#frame !== frame || typeof message.data !== 'object' || message.data === null) return;
+      let json: string;
+      try {
+        json = JSON.stringify(message.data);
+      } catch {
+        return;
+      }
+      this.#receive(json);
     };
     this.#port = channel.port1;
     inner.postMessage({ sandtabUiPort: 1 }, '*', [channel.port2]);
