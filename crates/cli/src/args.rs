@@ -33,6 +33,10 @@ out (with whatever is below it), while the rest is still written back:
   - a name with `\\`, NUL, a drive letter (`C:`), or that is `.` or `..`;
   - anything that would be written through a symlink on the host (made there during
     the run, say), and a symlink on the host where a directory or file is to go.
+A changed file is written to a temporary file beside it and renamed over it, so a
+failed write leaves the original, and a hard link to a file outside HOSTDIR is
+replaced, never written through. A directory the guest removed is kept, with a line
+on stderr, if it still holds anything the guest never saw.
 
 The exit status is the program's or the script's; 137 when a guest hits a limit;
 3 when the program's was 0 but the write-back refused or failed on some entry.";
