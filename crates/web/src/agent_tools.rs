@@ -67,6 +67,14 @@ impl Sandbox {
     }
 }
 
+/// The message of a JS error (for the audit log).
+fn error_text(err: &JsValue) -> String {
+    Reflect::get(err, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| "the tool failed".into())
+}
+
 /// Calls sandtab's own tool `name` (`bash`, `read_file`, `write_file`, `edit_file`)
 /// with JSON `args` through the gate; the answer as JSON text (`{stdout, stderr,
 /// exit_code}`, `{content}`, `{bytes_written}`, `{replacements}`). A refusal rejects
@@ -83,7 +91,14 @@ pub(crate) async fn call_builtin(
     let call = file_tools::begin(&ctx.gate, &ctx.fs, &name, &args, Via::Api).map_err(call_error)?;
     let op = call.recorded_op();
     let guard = match (&ctx.recorder, &op) {
-        (Some(recorder), Some(_)) => recorder.begin()?,
+        (Some(recorder), Some(_)) => match recorder.begin() {
+            Ok(guard) => guard,
+            Err(err) => {
+                // Counted at the gate: its audit line says why it did not run.
+                call.finish(&Err(ShellError::FileTool(error_text(&err))));
+                return Err(err);
+            }
+        },
         _ => None,
     };
     let answer = call.perform(&ctx.fs).await;
@@ -126,8 +141,12 @@ async fn call_bash(ctx: ToolContext, args: String) -> Result<String, JsValue> {
     if let Some(session) = &session {
         set(&options, "session", &JsValue::from_str(session));
     }
-    let guard = match &ctx.recorder {
-        Some(recorder) => recorder.begin()?,
+    let guard = match ctx.recorder.as_ref().map(|recorder| recorder.begin()) {
+        Some(Ok(guard)) => guard,
+        Some(Err(err)) => {
+            call.finish(Err(&error_text(&err)));
+            return Err(err);
+        }
         None => None,
     };
     let outcome = crate::run_exec(
@@ -152,11 +171,7 @@ async fn call_bash(ctx: ToolContext, args: String) -> Result<String, JsValue> {
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(err) => {
-            let message = Reflect::get(&err, &"message".into())
-                .ok()
-                .and_then(|m| m.as_string())
-                .unwrap_or_else(|| "bash failed".into());
-            call.finish(Err(&message));
+            call.finish(Err(&error_text(&err)));
             return Err(err);
         }
     };
