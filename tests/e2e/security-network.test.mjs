@@ -4,8 +4,10 @@
 //    hop, so the request is refused as unchecked (CAP_NET_REDIRECT) and the server never
 //    receives the ungranted path.
 // 2. A granted server echoes the page's injected secret back encoded (base64, hex,
-//    percent, JSON, HTML) in its body, headers and a redirect's Location: none of it
-//    reaches stdout, `curl -w '%{url_effective}'`, `jq -r`, the audit log or a recording.
+//    percent, JSON, HTML) in its body, header values and names (hex is a valid header
+//    name; `Access-Control-Expose-Headers: *` shows it) and a redirect's Location: none
+//    of it reaches stdout, `curl -w '%{url_effective}'`, `jq -r`, the audit log or a
+//    recording.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
@@ -82,11 +84,17 @@ for (const name of browserNames) {
       });
       const received = (req) => req.headers['x-api-key'] ?? '';
       echo = await startServer('127.0.0.1', {
-        // Every form in the body, one a line, and each in a header of its own.
+        // Every form in the body, one a line, and each in a header of its own; and the
+        // forms that can be a header's name as names.
         '/all': (req) => {
           const forms = Object.entries(encodings(received(req)));
+          const named = encodings(received(req));
           return {
-            headers: Object.fromEntries(forms.map(([form, value], i) => [`x-echo-${i}`, value])),
+            headers: {
+              ...Object.fromEntries(forms.map(([form, value], i) => [`x-echo-${i}`, value])),
+              [named['hex lower']]: 'named',
+              [`x-${named['base64url no padding']}`]: 'named too',
+            },
             body: forms.map(([form, value]) => `${form}: ${value}\n`).join(''),
           };
         },
@@ -159,6 +167,11 @@ for (const name of browserNames) {
       assert.deepEqual(leaks(all.stdout), [], all.stdout);
       assert.match(all.stdout, /base64: \[redacted\]/);
       assert.match(all.stdout, /x-echo-0: \[redacted\]/i);
+      // Header names arrive lower-cased: lower-cased base64 still gives much away.
+      const lowered = [encodings(SECRET)['hex lower'], encodings(SECRET)['base64url no padding']].map((f) => f.toLowerCase());
+      for (const form of lowered) assert.ok(!all.stdout.toLowerCase().includes(form), all.stdout);
+      assert.match(all.stdout, /^x-sandtab-redacted: named\r?$/m);
+      assert.match(all.stdout, /^x-sandtab-redacted: named too\r?$/m);
       const received = echo.requests.find((r) => r.path === '/all' && r.method === 'GET');
       assert.equal(received.headers['x-api-key'], SECRET, 'the page injected the secret');
       const decoded = await exec(`curl -s ${echo.origin}/json | jq -r .key`);
@@ -190,6 +203,8 @@ for (const name of browserNames) {
         return JSON.stringify({ ...r, body: new TextDecoder().decode(r.body) });
       }, `${echo.origin}/all`);
       assert.deepEqual(leaks(api), [], api);
+      for (const form of lowered) assert.ok(!api.toLowerCase().includes(form), api);
+      assert.match(api, /\["x-sandtab-redacted","named"\]/);
     });
   });
 }

@@ -6,7 +6,9 @@
 // are never sent; headers whose values the page keeps are injected here, and their
 // values are scrubbed from what comes back, in every encoding `Scrubber` knows (kept in
 // step with crates/caps/src/scrub.rs), before anything reaches the worker: body, header
-// values, status text, final URL and error messages.
+// values, status text, final URL and error messages; a header whose name holds one is
+// renamed `x-sandtab-redacted`. The size limit holds for the body as received, before
+// scrubbing (the gate allows for `[redacted]` being longer than what it replaced).
 //
 // The runtime's gate lets the browser follow a redirect (`followWithin`) only where every
 // hop would be allowed whatever its path and method; otherwise `followWithin` is null and
@@ -49,6 +51,8 @@ export class NetError extends Error {
 /** How long a request may take, answer included. */
 const REQUEST_TIMEOUT_MS = 120_000;
 const REDACTED = new TextEncoder().encode('[redacted]');
+/** The name a response header is given when its own name holds a secret. */
+const REDACTED_HEADER = 'x-sandtab-redacted';
 
 interface Frame {
   window: Window & typeof globalThis;
@@ -141,7 +145,7 @@ export class NetBroker {
     const scrubber = this.#scrubber;
     const responseHeaders: [string, string][] = [];
     response.headers.forEach((value, name) => {
-      responseHeaders.push([name, scrubber.text(value)]);
+      responseHeaders.push([scrubber.inName(name) ? REDACTED_HEADER : name, scrubber.text(value)]);
     });
     return {
       status: response.status,
@@ -260,6 +264,13 @@ export class Scrubber {
   readonly exact: string[];
   /** Needles matched ignoring ASCII case, lower-cased. */
   readonly anyCase: string[];
+  /** Every needle, lower-cased: the exact ones first (then checked against
+   * `#exactBytes`), then the others; also for header names. */
+  readonly #names: string[];
+  /** The exact needles as bytes, to check a place their lower-cased form is found. */
+  readonly #exactBytes: Uint8Array[];
+  /** More than the longest needle: a match is one number, start * #span + length. */
+  readonly #span: number;
 
   constructor(secrets: string[]) {
     const exact = new Set<string>();
@@ -269,40 +280,69 @@ export class Scrubber {
     }
     this.exact = [...exact];
     this.anyCase = [...anyCase].map(asciiLower);
+    this.#exactBytes = this.exact.map((needle) => Uint8Array.from(needle, (c) => c.charCodeAt(0)));
+    this.#names = [...this.exact.map(asciiLower), ...this.anyCase];
+    this.#span = Math.max(0, ...this.#names.map((n) => n.length)) + 1;
   }
 
-  /** `bytes` with every form of every secret replaced. */
+  /** Whether a header name holds a form of a secret, in any ASCII case. */
+  inName(name: string): boolean {
+    const lower = asciiLower(utf8(name));
+    return this.#names.some((needle) => lower.includes(needle));
+  }
+
+  /** `bytes` with every form of every secret replaced: every byte a match covers, a
+   * run of overlapping matches by one `[redacted]`. Lean on large bodies: a match is a
+   * number, not an object, and the output is built in one allocation. */
   bytes(bytes: Uint8Array): Uint8Array {
     if (this.exact.length === 0 && this.anyCase.length === 0) return bytes;
-    const text = byteString(bytes);
-    const spans: [number, number][] = [];
-    const find = (haystack: string, needles: string[]) => {
-      for (const needle of needles) {
-        for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
-          spans.push([at, at + needle.length]);
-        }
+    const span = this.#span;
+    if (!Number.isSafeInteger(bytes.length * span)) throw new Error('scrub: the body is too large');
+    // One text, lower-cased: an exact needle is looked for lower-cased too, and each
+    // place it is found checked against the bytes.
+    const lower = searchable(asciiLowerBytes(bytes));
+    const found: number[] = [];
+    this.#names.forEach((needle, n) => {
+      const exact = this.#exactBytes[n];
+      for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + 1)) {
+        if (exact !== undefined && !startsAt(bytes, at, exact)) continue;
+        found.push(at * span + needle.length);
       }
-    };
-    find(text, this.exact);
-    if (this.anyCase.length > 0) find(asciiLower(text), this.anyCase);
-    if (spans.length === 0) return bytes;
-    spans.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const parts: Uint8Array[] = [];
-    let at = 0;
+    });
+    if (found.length === 0) return bytes;
+    // By start (ties in any order: a run takes the furthest end).
+    const spans = Float64Array.from(found).sort();
+    // The runs, [start, end) pairs, and the output's length.
+    const runs = new Float64Array(spans.length * 2);
+    let count = 0;
+    let length = bytes.length;
     for (let i = 0; i < spans.length; ) {
-      const start = spans[i][0];
-      let end = spans[i][1];
-      for (i++; i < spans.length && spans[i][0] < end; i++) end = Math.max(end, spans[i][1]);
-      parts.push(bytes.subarray(at, start), REDACTED);
-      at = end;
+      const start = Math.floor(spans[i] / span);
+      let end = start + (spans[i] % span);
+      for (i++; i < spans.length; i++) {
+        const next = Math.floor(spans[i] / span);
+        if (next >= end) break;
+        end = Math.max(end, next + (spans[i] % span));
+      }
+      runs[count++] = start;
+      runs[count++] = end;
+      length += REDACTED.length - (end - start);
     }
-    parts.push(bytes.subarray(at));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    const out = new Uint8Array(length);
+    let at = 0;
     let put = 0;
-    for (const part of parts) {
-      out.set(part, put);
-      put += part.length;
+    const copy = (from: number, to: number) => {
+      if (to - from > 256) out.set(bytes.subarray(from, to), put);
+      else for (let j = from; j < to; j++) out[put + j - from] = bytes[j];
+      put += to - from;
+    };
+    for (let r = 0; r < count; r += 2) {
+      copy(at, runs[r]);
+      out.set(REDACTED, put);
+      put += REDACTED.length;
+      at = runs[r + 1];
     }
+    copy(at, bytes.length);
     return out;
   }
 
@@ -323,9 +363,36 @@ export function scrub(bytes: Uint8Array, secrets: string[]): Uint8Array {
 function byteString(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < bytes.length; i += 8192) {
-    out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+    // `apply` rather than a spread: no iterator over every byte.
+    out += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
   }
   return out;
+}
+
+const DECODER = new TextDecoder();
+
+/** `bytes` as a byte string; ASCII (most text) decoded natively, which is faster. */
+function searchable(bytes: Uint8Array): string {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 127) return byteString(bytes);
+  return DECODER.decode(bytes);
+}
+
+function startsAt(bytes: Uint8Array, at: number, needle: Uint8Array): boolean {
+  for (let i = 0; i < needle.length; i++) if (bytes[at + i] !== needle[i]) return false;
+  return true;
+}
+
+/** `bytes` with ASCII upper case lowered (the same array if there is none). */
+function asciiLowerBytes(bytes: Uint8Array): Uint8Array {
+  let out: Uint8Array | null = null;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b >= 65 && b <= 90) {
+      out ??= bytes.slice();
+      out[i] = b + 32;
+    }
+  }
+  return out ?? bytes;
 }
 
 function utf8(text: string): string {

@@ -8,7 +8,7 @@ use crate::doors::{BoxFuture, DoorRequest, Doors, HttpRequest, HttpResponse, UiA
 use crate::error::{CapsError, Code, Denial};
 use crate::mcp::{McpClient, listed_tools};
 use crate::network::NetworkPolicy;
-use crate::scrub::Scrubber;
+use crate::scrub::{Scrubber, least_len_before_scrubbing};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -487,6 +487,11 @@ async fn fetch_checked(
     // The origins every hop must stay within, set by the first request's grant (a
     // request carrying injected headers stays at its origin).
     let mut within: Option<Vec<String>> = None;
+    // Doors that hold secrets of their own (the page) scrub them from every response.
+    let doors_scrub = policy
+        .grants
+        .iter()
+        .any(|g| g.headers.iter().any(|(_, value)| value.is_none()));
     loop {
         let allowed = policy
             .check(&method, &url)
@@ -562,7 +567,13 @@ async fn fetch_checked(
             }
             answer => answer?,
         };
-        if response.body.len() as u64 > policy.max_response_bytes {
+        // The limit holds for the body as received, before anything was scrubbed from
+        // it: by this gate (below) or by doors that inject secrets of their own.
+        let received = match doors_scrub {
+            true => least_len_before_scrubbing(&response.body),
+            false => response.body.len(),
+        };
+        if received as u64 > policy.max_response_bytes {
             return Err(Denial::new(
                 Code::NetTooLarge,
                 format!(

@@ -2,7 +2,9 @@
 //! sent, and not only as it was sent: base64 (a `Basic` header, a token in a JSON
 //! document), hex, percent-encoded in a URL, escaped in a JSON string or an HTML page.
 //! [`Scrubber`] replaces each of those forms with [`REDACTED`] wherever it appears: in
-//! bodies, header values, status texts, URLs and messages.
+//! bodies, header values, status texts, URLs and messages. A header whose *name*
+//! contains a form (in any ASCII case: names arrive lower-cased, which loses nothing of
+//! hex) is renamed [`REDACTED_HEADER`].
 //!
 //! Each secret's forms (its *needles*) are worked out once; a response is then scanned
 //! in one pass per automaton (Aho-Corasick, overlapping matches), and every byte any
@@ -38,6 +40,8 @@ use std::borrow::Cow;
 pub const MIN_PART: usize = 6;
 /// The shortest encoded form looked for.
 pub const MIN_NEEDLE: usize = 8;
+/// The name a response header is given when its own name holds a secret.
+pub const REDACTED_HEADER: &str = "x-sandtab-redacted";
 
 const B64_STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const B64_URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -168,6 +172,8 @@ fn parts(value: &str) -> Vec<Vec<u8>> {
 pub struct Scrubber {
     exact: Option<AhoCorasick>,
     any_case: Option<AhoCorasick>,
+    /// Every needle, ASCII case ignored (for header names).
+    names: Option<AhoCorasick>,
 }
 
 impl Scrubber {
@@ -182,10 +188,27 @@ impl Scrubber {
                     .unwrap_or_else(|err| panic!("the secrets' needles: {err}"))
             })
         };
+        let all: Vec<&[u8]> = needles
+            .exact
+            .iter()
+            .chain(&needles.any_case)
+            .map(Vec::as_slice)
+            .collect();
         Self {
             exact: build(&needles.exact, false),
             any_case: build(&needles.any_case, true),
+            names: (!all.is_empty()).then(|| {
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&all)
+                    .unwrap_or_else(|err| panic!("the secrets' needles: {err}"))
+            }),
         }
+    }
+
+    /// Whether a header name holds a form of a secret, in any ASCII case.
+    pub fn in_name(&self, name: &str) -> bool {
+        self.names.as_ref().is_some_and(|names| names.is_match(name))
     }
 
     /// Whether there is nothing to scrub.
@@ -243,7 +266,8 @@ impl Scrubber {
         }
     }
 
-    /// The response with its body, header values, status text and URL scrubbed.
+    /// The response with its body, header values, status text and URL scrubbed, and a
+    /// header whose name holds a secret renamed [`REDACTED_HEADER`].
     pub fn response(&self, response: &mut HttpResponse) {
         if self.is_empty() {
             return;
@@ -251,7 +275,10 @@ impl Scrubber {
         if let Cow::Owned(body) = self.bytes(&response.body) {
             response.body = body;
         }
-        for (_, value) in &mut response.headers {
+        for (name, value) in &mut response.headers {
+            if self.in_name(name) {
+                *name = REDACTED_HEADER.into();
+            }
             self.in_place(value);
         }
         self.in_place(&mut response.status_text);
@@ -263,6 +290,20 @@ impl Scrubber {
         self.in_place(&mut denial.message);
         denial
     }
+}
+
+/// The fewest bytes `body` can have had before doors holding secrets of their own (the
+/// page) replaced some with [`REDACTED`]: each of those stood for at least one byte. (A
+/// server's own `[redacted]` text is counted the same way: this only bounds what the
+/// doors, which enforce the size limit on the body as they receive it, let through.)
+pub(crate) fn least_len_before_scrubbing(body: &[u8]) -> usize {
+    if body.len() < REDACTED.len() {
+        return body.len();
+    }
+    let count = AhoCorasick::new([REDACTED])
+        .map(|redacted| redacted.find_iter(body).count())
+        .unwrap_or(0);
+    body.len() - count * (REDACTED.len() - 1)
 }
 
 fn hex_byte(b: u8) -> [u8; 2] {
@@ -575,14 +616,20 @@ mod tests {
         let mut response = HttpResponse {
             status: 200,
             status_text: "OK tok-123456".into(),
-            headers: vec![("x-echo".into(), "dG9rLTEyMzQ1Ng==".into())],
+            headers: vec![
+                ("x-echo".into(), "dG9rLTEyMzQ1Ng==".into()),
+                ("x-746f6b2d313233343536".into(), "v".into()),
+                ("x-dg9rlteymzq1ng".into(), "w".into()),
+            ],
             url: "http://a.test/?t=746f6b2d313233343536".into(),
             redirected: true,
             body: format!("<p>{}</p>", html_numeric("tok-123456", false)).into_bytes(),
         };
         scrubber.response(&mut response);
         assert_eq!(response.status_text, "OK [redacted]");
-        assert_eq!(response.headers[0].1, "[redacted]");
+        assert_eq!(response.headers[0], ("x-echo".into(), "[redacted]".into()));
+        assert_eq!(response.headers[1], (REDACTED_HEADER.into(), "v".into()));
+        assert_eq!(response.headers[2], (REDACTED_HEADER.into(), "w".into()));
         assert_eq!(response.url, "http://a.test/?t=[redacted]");
         assert_eq!(response.body, b"<p>[redacted]</p>");
         let denial = scrubber.denial(Denial::new(
@@ -593,6 +640,13 @@ mod tests {
             denial.message,
             "a redirect to http://a.test/?t=[redacted] was refused"
         );
+    }
+
+    #[test]
+    fn the_size_before_scrubbing_is_bounded() {
+        assert_eq!(least_len_before_scrubbing(b"short"), 5);
+        assert_eq!(least_len_before_scrubbing(b"a [redacted] b"), 5);
+        assert_eq!(least_len_before_scrubbing(b"[redacted][redacted]"), 2);
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //!    allow: never sent, whether the gate follows the hops itself (it checks each) or
 //!    doors that cannot show the hops (a browser) would follow them.
 //! 2. A server echoing an injected secret encoded (base64, hex, percent, JSON, HTML):
-//!    scrubbed from the body, headers, status text, final URL, denial messages and the
-//!    audit log.
+//!    scrubbed from the body, header values and names, status text, final URL, denial
+//!    messages and the audit log; and the size limit holds for the body as received.
 #![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
 
 use futures::executor::block_on;
@@ -613,4 +613,117 @@ fn doors_that_followed_a_redirect_have_the_final_url_scrubbed() {
         "{log}"
     );
     assert!(!log.contains(&hex), "{log}");
+}
+
+#[test]
+fn a_header_named_after_a_secret_is_renamed() {
+    // Names arrive lower-cased (a browser's `Headers`): lower-case hex loses nothing,
+    // and even lower-cased base64 gives most of a secret away.
+    for browserlike in [false, true] {
+        let (gate, doors) = secret_gate(browserlike);
+        let forms = encodings();
+        let mut headers: Vec<(String, String)> = forms
+            .iter()
+            .map(|(_, encoded)| (encoded.to_ascii_lowercase(), "v".to_owned()))
+            .collect();
+        headers.push((format!("x-{}-x", forms[5].1), "inside".into()));
+        headers.push(("x-other".into(), "kept".into()));
+        let named: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        let url = format!("{API}/api/names");
+        doors.respond(&url, 200, &named, "ok");
+        let response = send(&gate, "GET", &url, None).unwrap();
+        assert_eq!(response.headers.len(), headers.len());
+        for (name, _) in &response.headers {
+            for (form, encoded) in &forms {
+                assert!(
+                    !name
+                        .to_ascii_lowercase()
+                        .contains(&encoded.to_ascii_lowercase()),
+                    "{form} came through in the header name {name}"
+                );
+            }
+        }
+        let redacted = response
+            .headers
+            .iter()
+            .filter(|(n, _)| n == "x-sandtab-redacted")
+            .count();
+        assert_eq!(redacted, headers.len() - 1, "{:?}", response.headers);
+        assert_eq!(response.header("x-other"), Some("kept"));
+    }
+}
+
+/// Doors holding a secret the runtime never sees, as the page does: they inject it and
+/// scrub its raw form from every body before the gate sees the response.
+struct PageDoors {
+    inner: Arc<Scripted>,
+    secret: Option<String>,
+}
+
+impl Doors for PageDoors {
+    fn call_tool(&self, _: &str, _: &str) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(async { Err("no tools".to_owned()) })
+    }
+
+    fn fetch(&self, request: DoorRequest) -> BoxFuture<'static, Result<HttpResponse, Denial>> {
+        let max = request.max_response_bytes;
+        let answer = self.inner.fetch(request);
+        let secret = self.secret.clone();
+        Box::pin(async move {
+            let mut response = answer.await?;
+            // The limit holds for the body as received, before scrubbing.
+            if response.body.len() as u64 > max {
+                return Err(Denial::new(Code::NetTooLarge, "too large"));
+            }
+            if let Some(secret) = secret {
+                let body = String::from_utf8(response.body).unwrap();
+                response.body = body.replace(&secret, "[redacted]").into_bytes();
+            }
+            Ok(response)
+        })
+    }
+
+    fn now_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+#[test]
+fn the_size_limit_holds_for_the_response_as_received_not_as_scrubbed() {
+    // Short secrets: each `[redacted]` is longer than what it replaces.
+    for (secret, known) in [("k9", false), ("k9", true)] {
+        let value = match known {
+            true => Value::from(secret),
+            false => Value::Null,
+        };
+        let inner = Arc::new(Scripted::default());
+        let doors = Arc::new(PageDoors {
+            inner: inner.clone(),
+            // A secret the runtime knows, it scrubs itself.
+            secret: (!known).then(|| secret.into()),
+        });
+        let caps = Capabilities::from_value(&json!({"network": {
+            "allow": [{"origin": API, "headers": {"X-Key": value}}],
+            "max_response_bytes": 40,
+        }}))
+        .unwrap();
+        let gate = Gate::new(caps, doors);
+        let body = "k9 k9 k9 k9 k9 k9 k9 k9 k9 k9 k9 k9 k9";
+        assert!(body.len() <= 40);
+        inner.respond(&format!("{API}/short"), 200, &[], body);
+        let response = send(&gate, "GET", &format!("{API}/short"), None)
+            .unwrap_or_else(|denial| panic!("known: {known}: {denial}"));
+        assert_eq!(
+            response.body,
+            vec!["[redacted]"; 13].join(" ").into_bytes(),
+            "known: {known}"
+        );
+        // Over the limit as received: still refused.
+        inner.respond(&format!("{API}/long"), 200, &[], &"k9 ".repeat(14));
+        let denial = send(&gate, "GET", &format!("{API}/long"), None).unwrap_err();
+        assert_eq!(denial.code, Code::NetTooLarge, "known: {known}");
+    }
 }
