@@ -208,7 +208,9 @@ impl Scrubber {
 
     /// Whether a header name holds a form of a secret, in any ASCII case.
     pub fn in_name(&self, name: &str) -> bool {
-        self.names.as_ref().is_some_and(|names| names.is_match(name))
+        self.names
+            .as_ref()
+            .is_some_and(|names| names.is_match(name))
     }
 
     /// Whether there is nothing to scrub.
