@@ -3,6 +3,7 @@ export { Sandbox, SandboxError } from './sandbox.js';
 export { FRAME_POLICY, containedFrame, contentDocument, holdLinks } from './contained-frame.js';
 export type { ContainedFrameOptions } from './contained-frame.js';
 export type {
+  BuiltinGrant,
   CapabilityDocument,
   Constraint,
   McpServerGrant,
