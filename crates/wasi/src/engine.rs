@@ -1,6 +1,8 @@
 //! Compiling guest modules, once: a cache keyed by the SHA-256 of their bytes.
 
 use crate::GuestError;
+use crate::prescan::{Facts, prescan};
+use crate::start_export::export_start;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
@@ -28,6 +30,10 @@ impl fmt::Display for ModuleHash {
 pub struct CompiledModule {
     pub(crate) module: wasmi::Module,
     hash: ModuleHash,
+    /// What the runner checks against the limits before instantiating.
+    pub(crate) facts: Arc<Facts>,
+    /// The export the module's start function was moved to, if it has one.
+    pub(crate) start: Option<String>,
 }
 
 impl CompiledModule {
@@ -98,9 +104,29 @@ impl GuestEngine {
         if let Some(module) = self.cached(&hash) {
             return Ok(module);
         }
-        let module = wasmi::Module::new(&self.engine, bytes)
-            .map_err(|err| GuestError::Malformed(err.to_string()))?;
-        let compiled = CompiledModule { module, hash };
+        let facts = prescan(bytes)?;
+        let malformed = |err: wasmi::Error| GuestError::Malformed(err.to_string());
+        let (module, start) = match facts.start {
+            None => (
+                wasmi::Module::new(&self.engine, bytes).map_err(malformed)?,
+                None,
+            ),
+            Some(_) => {
+                // The module is judged as given; only a valid one is rewritten.
+                wasmi::Module::validate(&self.engine, bytes).map_err(malformed)?;
+                let (rewritten, name) = export_start(bytes, &facts).ok_or_else(|| {
+                    GuestError::Unsupported("its start function could not be exported".into())
+                })?;
+                let module = wasmi::Module::new(&self.engine, &rewritten).map_err(malformed)?;
+                (module, Some(name))
+            }
+        };
+        let compiled = CompiledModule {
+            module,
+            hash,
+            facts: Arc::new(facts),
+            start,
+        };
         let mut cache = self
             .cache
             .lock()

@@ -57,6 +57,9 @@ pub enum GuestError {
     /// The bytes are not a valid WebAssembly module.
     #[error("not a valid WebAssembly module: {0}")]
     Malformed(String),
+    /// The module is valid WebAssembly but exceeds what the interpreter supports.
+    #[error("the module cannot run in sandtab's interpreter: {0}")]
+    Unsupported(String),
     /// The module imports functions this runtime does not provide.
     #[error("the module imports what sandtab does not provide: {}", .0.join(", "))]
     UnknownImports(Vec<String>),
@@ -96,6 +99,7 @@ impl GuestError {
             Self::Cancelled => crate::EXIT_CANCELLED,
             // As a shell reports a program that cannot be executed.
             Self::Malformed(_)
+            | Self::Unsupported(_)
             | Self::UnknownImports(_)
             | Self::NotACommand(_)
             | Self::HashMismatch { .. }

@@ -13,9 +13,12 @@
 mod engine;
 mod error;
 mod io;
+mod limiter;
 mod limits;
+mod prescan;
 mod preview1;
 mod run;
+mod start_export;
 
 pub use engine::{CompiledModule, GuestEngine, ModuleHash};
 pub use error::{GuestError, Limit};

@@ -2,12 +2,12 @@
 
 use crate::engine::{CompiledModule, GuestEngine};
 use crate::io::{GuestIo, OutStream, Platform};
+use crate::limiter::Limiter;
 use crate::preview1::{self, Block, Blocked, Pending, Retried, Stop, WasiCtx};
 use crate::{GuestError, GuestLimits, Limit};
 use sandtab_vfs::{SandboxFs, VfsPath};
 use std::sync::Arc;
-use wasmi::{ResourceLimiter, ResumableCall, Store, Val};
-use wasmi_core::LimiterError;
+use wasmi::{ResumableCall, Store, Val};
 
 /// The guest's clocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -125,54 +125,6 @@ pub(crate) struct GuestState {
     memory: Option<wasmi::Memory>,
 }
 
-/// wasmi's resource limiter, recording which limit refused a growth.
-struct Limiter {
-    limits: GuestLimits,
-    hit: Option<Limit>,
-}
-
-impl ResourceLimiter for Limiter {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> Result<bool, LimiterError> {
-        if desired as u64 > self.limits.memory_bytes {
-            // memory.grow returns -1, as when a real allocator runs out; the guest may
-            // cope. If it then fails, the run reports this limit.
-            self.hit = Some(Limit::Memory(self.limits.memory_bytes));
-            return Ok(false);
-        }
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> Result<bool, LimiterError> {
-        if desired as u64 > self.limits.table_elements {
-            self.hit = Some(Limit::Table(self.limits.table_elements));
-            return Ok(false);
-        }
-        Ok(true)
-    }
-
-    fn instances(&self) -> usize {
-        usize::try_from(self.limits.instances).unwrap_or(usize::MAX)
-    }
-
-    fn tables(&self) -> usize {
-        usize::try_from(self.limits.instances).unwrap_or(usize::MAX)
-    }
-
-    fn memories(&self) -> usize {
-        usize::try_from(self.limits.instances).unwrap_or(usize::MAX)
-    }
-}
-
 /// Fuel per slice: adapted so that a slice takes about this long between yields.
 const SLICE_TARGET_NS: u64 = 8_000_000;
 const SLICE_MIN: u64 = 100_000;
@@ -274,10 +226,7 @@ impl Runner {
             &engine.engine,
             GuestState {
                 wasi,
-                limiter: Limiter {
-                    limits: run.limits,
-                    hit: None,
-                },
+                limiter: Limiter::new(run.limits),
                 pending: None,
                 memory: None,
             },
@@ -310,23 +259,45 @@ impl Runner {
         store: &mut Store<GuestState>,
         io: &mut dyn GuestIo,
     ) -> Result<i32, GuestError> {
+        check_declared_sizes(module, &self.limits)?;
         let mut linker = wasmi::Linker::new(&engine.engine);
         preview1::add_to_linker(&mut linker)
             .map_err(|err| GuestError::Io(format!("linking the WASI functions: {err}")))?;
         store.set_fuel(self.slice_fuel()).map_err(trap)?;
+        // The module has no start section left (see `start_export`): this only
+        // creates the instance.
         let instance = linker
             .instantiate_and_start(&mut *store, &module.module)
             .map_err(|err| self.classify(err, store))?;
         store.data_mut().memory = instance.get_memory(&*store, "memory");
+        if let Some(name) = &module.start {
+            let start = instance
+                .get_func(&*store, name)
+                .ok_or_else(|| GuestError::Trap("the start function went missing".into()))?;
+            // An exit from the start function ends the program, as from `_start`.
+            if let Some(code) = self.call(start, store, io).await? {
+                return Ok(code);
+            }
+        }
         let start = instance
             .get_func(&*store, "_start")
             .ok_or_else(|| GuestError::NotACommand(String::new()))?;
-        let mut call = start
+        Ok(self.call(start, store, io).await?.unwrap_or(0))
+    }
+
+    /// Runs `func` in fuel slices until it returns (`None`) or the guest exits.
+    async fn call(
+        &mut self,
+        func: wasmi::Func,
+        store: &mut Store<GuestState>,
+        io: &mut dyn GuestIo,
+    ) -> Result<Option<i32>, GuestError> {
+        let mut call = func
             .call_resumable(&mut *store, &[], &mut [])
             .map_err(|err| self.classify(err, store));
         loop {
             match call? {
-                ResumableCall::Finished => return Ok(0),
+                ResumableCall::Finished => return Ok(None),
                 ResumableCall::OutOfFuel(paused) => {
                     self.count_fuel(store);
                     // The next step may need more fuel than the budget has left.
@@ -343,7 +314,7 @@ impl Runner {
                     let error = paused.host_error();
                     if let Some(code) = error.i32_exit_status() {
                         self.count_fuel(store);
-                        return Ok(code);
+                        return Ok(Some(code));
                     }
                     if let Some(stop) = error.downcast_ref::<Stop>() {
                         self.count_fuel(store);
@@ -522,6 +493,21 @@ impl Runner {
         if let Some(stop) = err.downcast_ref::<Stop>() {
             return stopped(*stop);
         }
+        if let wasmi::errors::ErrorKind::Translation(_)
+        | wasmi::errors::ErrorKind::ImplementationLimits(_)
+        | wasmi::errors::ErrorKind::Ir(_) = err.kind()
+        {
+            // A function wasmi validated but cannot translate (translation is lazy).
+            return GuestError::Unsupported(err.to_string());
+        }
+        if let wasmi::errors::ErrorKind::Instantiation(
+            wasmi::errors::InstantiationError::TooManyInstances
+            | wasmi::errors::InstantiationError::TooManyTables
+            | wasmi::errors::InstantiationError::TooManyMemories,
+        ) = err.kind()
+        {
+            return GuestError::Limit(Limit::Instances(self.limits.instances));
+        }
         match err.as_trap_code() {
             Some(wasmi::TrapCode::StackOverflow) => {
                 GuestError::Limit(Limit::CallDepth(self.limits.call_depth))
@@ -553,6 +539,22 @@ fn memory_of(store: &Store<GuestState>) -> Option<wasmi::Memory> {
 async fn flush(store: &mut Store<GuestState>, io: &mut dyn GuestIo) -> Result<(), GuestError> {
     for (stream, bytes) in store.data_mut().wasi.take_output() {
         io.write(stream, bytes).await.map_err(GuestError::Io)?;
+    }
+    Ok(())
+}
+
+/// Refuses a module whose memories or tables start larger than the limits allow, before
+/// wasmi allocates them. A single memory of 4 GiB is refused too: wasm32 cannot hold it
+/// (wasmi would fail there before asking the limiter, with a different error).
+fn check_declared_sizes(module: &CompiledModule, limits: &GuestLimits) -> Result<(), GuestError> {
+    let facts = &module.facts;
+    if facts.memory_min_bytes > limits.memory_bytes
+        || facts.largest_memory_bytes > u64::from(u32::MAX)
+    {
+        return Err(GuestError::Limit(Limit::Memory(limits.memory_bytes)));
+    }
+    if facts.table_min_elements > limits.table_elements {
+        return Err(GuestError::Limit(Limit::Table(limits.table_elements)));
     }
     Ok(())
 }
