@@ -372,6 +372,7 @@ impl Runner {
                     pending = Pending { block, operation }
                 }
                 Retried::Stop(stop) => return Err(stopped(stop)),
+                Retried::Trap(message) => return Err(GuestError::Trap(message)),
             }
         }
     }

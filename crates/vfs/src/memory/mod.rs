@@ -477,6 +477,20 @@ impl MemFs {
         set_inode_times(&mut tree, ino, path, accessed, modified, now)
     }
 
+    /// Sets the times of `path` itself, a symlink's own rather than its target's (as
+    /// `utimensat` with `AT_SYMLINK_NOFOLLOW`).
+    pub fn set_times_nofollow(
+        &self,
+        path: &VfsPath,
+        accessed: Option<Timestamp>,
+        modified: Option<Timestamp>,
+    ) -> VfsResult<()> {
+        let now = self.clock.now();
+        let mut tree = self.lock();
+        let ino = tree.resolve(path, false)?;
+        set_inode_times(&mut tree, ino, path, accessed, modified, now)
+    }
+
     /// How many bytes, files and directories the tree holds.
     pub fn usage(&self) -> Usage {
         self.lock().usage

@@ -4,7 +4,7 @@
 use crate::io::{OutStream, Platform};
 use crate::run::{ClockMode, RandomMode};
 use sandtab_vfs::{FileHandle, SandboxFs, VfsPath};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use wasi::Errno;
 
@@ -16,6 +16,8 @@ pub(crate) struct OpenFile {
     pub(crate) handle: FileHandle,
     pub(crate) pos: u64,
     pub(crate) append: bool,
+    /// `FDFLAGS_NONBLOCK`, kept only to be reported (reads of files never wait).
+    pub(crate) nonblock: bool,
     pub(crate) read: bool,
     pub(crate) write: bool,
 }
@@ -28,7 +30,6 @@ pub(crate) struct OpenDir {
     pub(crate) listing: Option<Vec<(String, u64, sandtab_vfs::FileKind)>>,
     /// The name a preopen is announced by (`fd_prestat_dir_name`).
     pub(crate) preopen: Option<String>,
-    pub(crate) writable: bool,
 }
 
 /// One entry of the descriptor table.
@@ -47,6 +48,8 @@ pub(crate) struct WasiCtx {
     pub(crate) args: Vec<String>,
     pub(crate) env: Vec<String>,
     pub(crate) fds: BTreeMap<u32, Fd>,
+    /// Numbers closed since, handed out again highest first (as wasmtime does).
+    free: BTreeSet<u32>,
     pub(crate) stdin: VecDeque<u8>,
     pub(crate) stdin_ended: bool,
     /// Output not yet handed to the host, in the order it was written.
@@ -58,7 +61,6 @@ pub(crate) struct WasiCtx {
     /// Virtual nanoseconds elapsed (virtual clock only).
     virtual_elapsed: u64,
     random: RandomMode,
-    pub(crate) started_ns: u64,
     /// When the `poll_oneoff` being retried started, so relative timeouts do not restart.
     pub(crate) poll_started: Option<u64>,
     /// Set once a `sched_yield` has let the event loop run.
@@ -75,30 +77,30 @@ impl WasiCtx {
         platform: Arc<dyn Platform>,
         args: Vec<String>,
         env: Vec<String>,
+        // (name, path, writable): read-only mounts answer EROFS through the VFS itself.
         preopens: Vec<(String, VfsPath, bool)>,
         clock: ClockMode,
         random: RandomMode,
         output_limit: u64,
     ) -> Self {
         let mut fds = BTreeMap::from([(0, Fd::Stdin), (1, Fd::Stdout), (2, Fd::Stderr)]);
-        for (fd, (name, path, writable)) in (3..).zip(preopens) {
+        for (fd, (name, path, _writable)) in (3..).zip(preopens) {
             fds.insert(
                 fd,
                 Fd::Dir(OpenDir {
                     path,
                     listing: None,
                     preopen: Some(name),
-                    writable,
                 }),
             );
         }
-        let started_ns = platform.monotonic_ns();
         Self {
             fs,
             platform,
             args,
             env,
             fds,
+            free: BTreeSet::new(),
             stdin: VecDeque::new(),
             stdin_ended: false,
             output: Vec::new(),
@@ -108,7 +110,6 @@ impl WasiCtx {
             clock,
             virtual_elapsed: 0,
             random,
-            started_ns,
             poll_started: None,
             yielded: false,
             host_answer: None,
@@ -123,48 +124,90 @@ impl WasiCtx {
         self.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)
     }
 
+    /// An open file: any other descriptor is EBADF (wasmtime's answer for a
+    /// directory or a standard stream given to a file-only call).
     pub(crate) fn file(&mut self, fd: u32) -> Result<&mut OpenFile, Errno> {
         match self.fd_mut(fd)? {
             Fd::File(file) => Ok(file),
-            Fd::Dir(_) => Err(wasi::ERRNO_ISDIR),
-            _ => Err(wasi::ERRNO_SPIPE),
+            _ => Err(wasi::ERRNO_BADF),
         }
     }
 
+    /// A file whose offset can move: a standard stream is ESPIPE, a directory EBADF.
+    pub(crate) fn seekable(&mut self, fd: u32) -> Result<&mut OpenFile, Errno> {
+        match self.fd_mut(fd)? {
+            Fd::File(file) => Ok(file),
+            Fd::Stdin | Fd::Stdout | Fd::Stderr => Err(wasi::ERRNO_SPIPE),
+            Fd::Dir(_) => Err(wasi::ERRNO_BADF),
+        }
+    }
+
+    /// A directory descriptor, for the `path_*` calls: anything else is EBADF.
     pub(crate) fn dir(&self, fd: u32) -> Result<&OpenDir, Errno> {
         match self.fd(fd)? {
             Fd::Dir(dir) => Ok(dir),
-            _ => Err(wasi::ERRNO_NOTDIR),
+            _ => Err(wasi::ERRNO_BADF),
         }
     }
 
-    /// The sandbox path a guest's `path` names relative to directory `fd`. WASI paths
-    /// are relative; an absolute one is refused as a real WASI host refuses it.
-    pub(crate) fn resolve(&self, fd: u32, path: &str) -> Result<VfsPath, Errno> {
-        let dir = self.dir(fd)?;
-        if path.starts_with('/') {
-            return Err(wasi::ERRNO_NOTCAPABLE);
-        }
-        dir.path
-            .join(path)
-            .map_err(|err| super::errno::errno_of(&err))
+    /// Where a guest's `path` leads beneath directory `fd` (see `resolve`).
+    pub(crate) fn resolve(
+        &self,
+        fd: u32,
+        path: &str,
+        follow_last: bool,
+    ) -> Result<super::resolve::Resolved, Errno> {
+        let base = self.dir(fd)?.path.clone();
+        super::resolve::resolve(self.fs.mem(), &base, path, follow_last)
     }
 
-    /// The lowest free descriptor number (as POSIX `open` gives).
+    /// A new descriptor's number: the highest one closed before, or one past the
+    /// highest in use (wasmtime's order, which guests may print).
     pub(crate) fn insert(&mut self, entry: Fd) -> Result<u32, Errno> {
-        let fd = (0..u32::MAX)
-            .find(|n| !self.fds.contains_key(n))
-            .ok_or(wasi::ERRNO_NFILE)?;
+        let fd = match self.free.pop_last() {
+            Some(fd) => fd,
+            None => match self.fds.last_key_value() {
+                Some((&last, _)) => match last.checked_add(1) {
+                    Some(next) => next,
+                    None => (0..u32::MAX)
+                        .rev()
+                        .find(|n| !self.fds.contains_key(n))
+                        .ok_or(wasi::ERRNO_NFILE)?,
+                },
+                None => 0,
+            },
+        };
         self.fds.insert(fd, entry);
         Ok(fd)
     }
 
     /// Closes descriptor `fd`.
     pub(crate) fn close(&mut self, fd: u32) -> Result<(), Errno> {
-        if let Fd::File(file) = self.fds.remove(&fd).ok_or(wasi::ERRNO_BADF)? {
-            self.fs.mem().close(file.handle);
+        let entry = self.fds.remove(&fd).ok_or(wasi::ERRNO_BADF)?;
+        self.free.insert(fd);
+        self.release(entry);
+        Ok(())
+    }
+
+    /// Moves descriptor `from` to `to`, which must be open (wasmtime 50), closing it.
+    pub(crate) fn renumber(&mut self, from: u32, to: u32) -> Result<(), Errno> {
+        if !self.fds.contains_key(&from) || !self.fds.contains_key(&to) {
+            return Err(wasi::ERRNO_BADF);
+        }
+        if from != to {
+            let entry = self.fds.remove(&from).ok_or(wasi::ERRNO_BADF)?;
+            self.free.insert(from);
+            if let Some(old) = self.fds.insert(to, entry) {
+                self.release(old);
+            }
         }
         Ok(())
+    }
+
+    fn release(&self, entry: Fd) {
+        if let Fd::File(file) = entry {
+            self.fs.mem().close(file.handle);
+        }
     }
 
     /// Nanoseconds since the epoch, as the guest sees them.

@@ -1,39 +1,68 @@
 //! The `fd_*` and `path_*` functions: files, directories and the standard streams.
+//!
+//! Each answers as wasmtime 50 does (the conformance guest's recorded output is the
+//! reference): rights are an access mode (read, write) taken from `FD_READ`/`FD_WRITE`
+//! when a file is opened, not capabilities checked per call; reads and writes move the
+//! first non-empty iovec only; a call given the wrong kind of descriptor is EBADF.
 
 use super::fd::{FLUSH_AT, Fd, OpenDir, OpenFile, WasiCtx};
 use super::memory::Mem;
-use super::{Block, Fail, Res, Stop};
+use super::resolve::Resolved;
+use super::{Block, Fail, Res, Stop, check_bits};
 use crate::Limit;
 use crate::io::OutStream;
 use sandtab_vfs::{FileKind, Metadata, Timestamp, VfsPath};
 use wasi::Errno;
 
-/// Rights a read-write file or directory descriptor reports. sandtab enforces access
-/// with the read/write flags of each descriptor, and read-only mounts in the VFS.
-const RIGHTS_ALL: u64 = (1 << 30) - 1;
+/// Every right preview1 defines (bits 0..=29).
+pub(super) const RIGHTS_ALL: u64 = (1 << 30) - 1;
 
-/// The most descriptors a guest may hold open at once.
+/// The most descriptors a guest may hold open at once (host memory stays bounded).
 const MAX_OPEN_FDS: usize = 4096;
-const RIGHTS_WRITE: u64 = wasi::RIGHTS_FD_WRITE
-    | wasi::RIGHTS_FD_DATASYNC
-    | wasi::RIGHTS_FD_ALLOCATE
-    | wasi::RIGHTS_FD_FILESTAT_SET_SIZE
-    | wasi::RIGHTS_PATH_CREATE_DIRECTORY
+
+/// A preopen's rights, as wasmtime announces them ("expected by many userlands").
+const PREOPEN_BASE: u64 = wasi::RIGHTS_PATH_CREATE_DIRECTORY
     | wasi::RIGHTS_PATH_CREATE_FILE
     | wasi::RIGHTS_PATH_LINK_SOURCE
     | wasi::RIGHTS_PATH_LINK_TARGET
+    | wasi::RIGHTS_PATH_OPEN
+    | wasi::RIGHTS_FD_READDIR
+    | wasi::RIGHTS_PATH_READLINK
     | wasi::RIGHTS_PATH_RENAME_SOURCE
     | wasi::RIGHTS_PATH_RENAME_TARGET
     | wasi::RIGHTS_PATH_SYMLINK
     | wasi::RIGHTS_PATH_REMOVE_DIRECTORY
     | wasi::RIGHTS_PATH_UNLINK_FILE
-    | wasi::RIGHTS_PATH_FILESTAT_SET_SIZE
+    | wasi::RIGHTS_PATH_FILESTAT_GET
     | wasi::RIGHTS_PATH_FILESTAT_SET_TIMES
+    | wasi::RIGHTS_FD_FILESTAT_GET
     | wasi::RIGHTS_FD_FILESTAT_SET_TIMES;
+const PREOPEN_INHERITING: u64 = PREOPEN_BASE
+    | wasi::RIGHTS_FD_DATASYNC
+    | wasi::RIGHTS_FD_READ
+    | wasi::RIGHTS_FD_SEEK
+    | wasi::RIGHTS_FD_FDSTAT_SET_FLAGS
+    | wasi::RIGHTS_FD_SYNC
+    | wasi::RIGHTS_FD_TELL
+    | wasi::RIGHTS_FD_WRITE
+    | wasi::RIGHTS_FD_ADVISE
+    | wasi::RIGHTS_FD_ALLOCATE
+    | wasi::RIGHTS_FD_FILESTAT_GET
+    | wasi::RIGHTS_FD_FILESTAT_SET_SIZE
+    | wasi::RIGHTS_FD_FILESTAT_SET_TIMES
+    | wasi::RIGHTS_POLL_FD_READWRITE;
+/// An opened directory: all but seeking, sizes and writing.
+const DIR_RIGHTS: u64 = RIGHTS_ALL
+    & !(wasi::RIGHTS_FD_SEEK
+        | wasi::RIGHTS_FD_FILESTAT_SET_SIZE
+        | wasi::RIGHTS_PATH_FILESTAT_SET_SIZE
+        | wasi::RIGHTS_FD_WRITE);
 
-fn path_arg(mem: &Mem, ctx: &WasiCtx, fd: u32, ptr: u32, len: u32) -> Result<VfsPath, Fail> {
-    Ok(ctx.resolve(fd, mem.str(ptr, len)?)?)
-}
+/// What a directory's size reads as (a Linux host's, which guests' output shows).
+const DIR_SIZE: u64 = 4096;
+
+const FDFLAGS_ALL: u16 = (1 << 5) - 1;
+const FDFLAGS_SYNCS: u16 = wasi::FDFLAGS_DSYNC | wasi::FDFLAGS_RSYNC | wasi::FDFLAGS_SYNC;
 
 /// Contents still in storage must be loaded before an operation that reads them.
 fn ensure_loaded(ctx: &WasiCtx, path: &VfsPath, for_write: bool) -> Res {
@@ -54,22 +83,46 @@ fn filetype(kind: FileKind) -> u8 {
     }
 }
 
+/// A directory's link count as a POSIX host counts it: its entry in the parent, its
+/// own `.`, and each subdirectory's `..`.
+fn dir_links(fs: &sandtab_vfs::MemFs, path: &VfsPath) -> u32 {
+    let subdirs = fs
+        .read_dir(path)
+        .map(|entries| {
+            entries
+                .iter()
+                .filter(|entry| entry.metadata.kind == FileKind::Directory)
+                .count()
+        })
+        .unwrap_or(0);
+    2 + u32::try_from(subdirs).unwrap_or(u32::MAX - 2)
+}
+
+/// `meta` of `path` as a guest sees it (a directory's links counted as POSIX does).
+fn guest_meta(fs: &sandtab_vfs::MemFs, path: &VfsPath, meta: Metadata) -> Metadata {
+    match meta.kind {
+        FileKind::Directory if meta.links > 0 => Metadata {
+            links: dir_links(fs, path),
+            ..meta
+        },
+        _ => meta,
+    }
+}
+
 fn write_filestat(mem: &mut Mem, out: u32, meta: &Metadata) -> Res {
+    let size = match meta.kind {
+        FileKind::Directory => DIR_SIZE,
+        _ => meta.size,
+    };
     let mut stat = [0u8; 64];
+    stat[0..8].copy_from_slice(&1u64.to_le_bytes());
     stat[8..16].copy_from_slice(&meta.ino.to_le_bytes());
     stat[16] = filetype(meta.kind);
     stat[24..32].copy_from_slice(&u64::from(meta.links).to_le_bytes());
-    stat[32..40].copy_from_slice(&meta.size.to_le_bytes());
+    stat[32..40].copy_from_slice(&size.to_le_bytes());
     stat[40..48].copy_from_slice(&meta.accessed.0.to_le_bytes());
     stat[48..56].copy_from_slice(&meta.modified.0.to_le_bytes());
     stat[56..64].copy_from_slice(&meta.changed.0.to_le_bytes());
-    Ok(mem.write(out, &stat)?)
-}
-
-fn stream_filestat(mem: &mut Mem, out: u32) -> Res {
-    let mut stat = [0u8; 64];
-    stat[16] = wasi::FILETYPE_CHARACTER_DEVICE.raw();
-    stat[24] = 1;
     Ok(mem.write(out, &stat)?)
 }
 
@@ -79,7 +132,8 @@ fn requested_times(
     atim: u64,
     mtim: u64,
     flags: u16,
-) -> Result<(Option<Timestamp>, Option<Timestamp>), Errno> {
+) -> Result<(Option<Timestamp>, Option<Timestamp>), Fail> {
+    check_bits("fstflags", u64::from(flags), 0xf)?;
     let pick =
         |set: u16, now_flag: u16, value: u64, now: u64| -> Result<Option<Timestamp>, Errno> {
             match (flags & set != 0, flags & now_flag != 0) {
@@ -116,59 +170,31 @@ fn write_stream(ctx: &mut WasiCtx, stream: OutStream, data: Vec<u8>) -> Res {
     Ok(())
 }
 
-/// The most bytes one read or write moves: more is a short count, as a pipe gives.
-/// Iovecs may overlap, so their sum can exceed the guest's memory many times.
-const IO_CHUNK_MAX: usize = 16 << 20;
+/// The most bytes one read or write moves: more is a short count, which callers loop on.
+const IO_CHUNK_MAX: u32 = 16 << 20;
 
-/// The bytes of the iovecs, up to IO_CHUNK_MAX (a short write, which callers loop on).
-fn gather(mem: &Mem, iovs: u32, count: u32) -> Result<Vec<u8>, Errno> {
-    let vecs = mem.iovecs(iovs, count)?;
-    check_total(&vecs)?;
-    let mut data = Vec::new();
-    for (ptr, len) in vecs {
-        let room = IO_CHUNK_MAX - data.len();
-        if room == 0 {
-            break;
+/// The first non-empty buffer of an iovec array, as wasmtime reads and writes only that
+/// one: (address, length), length capped at IO_CHUNK_MAX. The whole buffer must lie in
+/// memory (a buffer outside it traps).
+fn first_buffer(mem: &Mem, iovs: u32, count: u32) -> Result<(u32, u32), Fail> {
+    for i in 0..count {
+        // Each iovec read as it is reached: those after the first non-empty one are
+        // never looked at, however many the guest claims.
+        let at = i
+            .checked_mul(8)
+            .and_then(|offset| iovs.checked_add(offset))
+            .ok_or(wasi::ERRNO_FAULT)?;
+        let (ptr, len) = (
+            mem.u32(at)?,
+            mem.u32(at.checked_add(4).ok_or(wasi::ERRNO_FAULT)?)?,
+        );
+        if len == 0 {
+            continue;
         }
-        let bytes = mem.bytes(ptr, len)?;
-        data.extend_from_slice(&bytes[..bytes.len().min(room)]);
-    }
-    Ok(data)
-}
-
-/// EINVAL if the iovec lengths add up past `ssize_t` (as POSIX `readv`/`writev`).
-fn check_total(vecs: &[(u32, u32)]) -> Result<u64, Errno> {
-    let total = vecs.iter().map(|&(_, len)| u64::from(len)).sum::<u64>();
-    if total > i32::MAX as u64 {
-        return Err(wasi::ERRNO_INVAL);
-    }
-    Ok(total)
-}
-
-/// Spreads `data` over the iovecs; returns how many bytes fit.
-fn scatter(mem: &mut Mem, iovs: u32, count: u32, data: &[u8]) -> Result<usize, Errno> {
-    let mut done = 0;
-    for (ptr, len) in mem.iovecs(iovs, count)? {
-        if done == data.len() {
-            break;
-        }
-        let take = (len as usize).min(data.len() - done);
-        mem.write(ptr, &data[done..done + take])?;
-        done += take;
-    }
-    Ok(done)
-}
-
-/// How many bytes a read may fill: the iovecs' total, up to IO_CHUNK_MAX. Every
-/// buffer is checked first, so a bad one fails before any input is consumed.
-fn iovecs_len(mem: &Mem, iovs: u32, count: u32) -> Result<usize, Errno> {
-    let vecs = mem.iovecs(iovs, count)?;
-    for &(ptr, len) in &vecs {
         mem.bytes(ptr, len)?;
+        return Ok((ptr, len.min(IO_CHUNK_MAX)));
     }
-    Ok(usize::try_from(check_total(&vecs)?)
-        .unwrap_or(usize::MAX)
-        .min(IO_CHUNK_MAX))
+    Ok((0, 0))
 }
 
 pub(super) fn fd_write(
@@ -179,31 +205,7 @@ pub(super) fn fd_write(
     count: u32,
     out: u32,
 ) -> Res {
-    let data = gather(mem, iovs, count)?;
-    let written = data.len() as u32;
-    let fs = ctx.fs.mem().clone();
-    let stream = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
-        Fd::Stdout => Some(OutStream::Stdout),
-        Fd::Stderr => Some(OutStream::Stderr),
-        Fd::Stdin => return Err(wasi::ERRNO_BADF.into()),
-        Fd::Dir(_) => return Err(wasi::ERRNO_ISDIR.into()),
-        Fd::File(file) => {
-            if !file.write {
-                return Err(wasi::ERRNO_BADF.into());
-            }
-            if file.append {
-                file.pos = fs.append_handle(&file.handle, &data)?;
-            } else {
-                fs.write_handle(&file.handle, file.pos, &data)?;
-                file.pos += data.len() as u64;
-            }
-            None
-        }
-    };
-    if let Some(stream) = stream {
-        write_stream(ctx, stream, data)?;
-    }
-    Ok(mem.set_u32(out, written)?)
+    write_at(mem, ctx, fd, iovs, count, None, out)
 }
 
 pub(super) fn fd_pwrite(
@@ -215,14 +217,57 @@ pub(super) fn fd_pwrite(
     offset: u64,
     out: u32,
 ) -> Res {
-    let data = gather(mem, iovs, count)?;
-    let fs = ctx.fs.mem().clone();
-    let file = ctx.file(fd)?;
-    if !file.write {
-        return Err(wasi::ERRNO_BADF.into());
+    write_at(mem, ctx, fd, iovs, count, Some(offset), out)
+}
+
+/// `fd_write` (at the offset, `None`) and `fd_pwrite` (at `Some(offset)`, which append
+/// mode ignores, as Linux's `pwrite` does).
+fn write_at(
+    mem: &mut Mem,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    at: Option<u64>,
+    out: u32,
+) -> Res {
+    let stream = match ctx.fd(fd)? {
+        Fd::Stdout => OutStream::Stdout,
+        Fd::Stderr => OutStream::Stderr,
+        Fd::File(_) => {
+            let (ptr, len) = first_buffer(mem, iovs, count)?;
+            let data = mem.bytes(ptr, len)?.to_vec();
+            let fs = ctx.fs.mem().clone();
+            let Ok(file) = ctx.file(fd) else {
+                return Err(wasi::ERRNO_BADF.into());
+            };
+            if !file.write {
+                return Err(wasi::ERRNO_BADF.into());
+            }
+            match (file.append, at) {
+                (true, _) => {
+                    let end = fs.append_handle(&file.handle, &data)?;
+                    if at.is_none() {
+                        file.pos = end;
+                    }
+                }
+                (false, Some(offset)) => fs.write_handle(&file.handle, offset, &data)?,
+                (false, None) => {
+                    fs.write_handle(&file.handle, file.pos, &data)?;
+                    file.pos += data.len() as u64;
+                }
+            }
+            return Ok(mem.set_u32(out, len)?);
+        }
+        _ => return Err(wasi::ERRNO_BADF.into()),
+    };
+    if at.is_some() {
+        return Err(wasi::ERRNO_SPIPE.into());
     }
-    fs.write_handle(&file.handle, offset, &data)?;
-    Ok(mem.set_u32(out, data.len() as u32)?)
+    let (ptr, len) = first_buffer(mem, iovs, count)?;
+    let data = mem.bytes(ptr, len)?.to_vec();
+    write_stream(ctx, stream, data)?;
+    Ok(mem.set_u32(out, len)?)
 }
 
 pub(super) fn fd_read(
@@ -233,7 +278,8 @@ pub(super) fn fd_read(
     count: u32,
     out: u32,
 ) -> Res {
-    let want = iovecs_len(mem, iovs, count)?;
+    let (ptr, want) = first_buffer(mem, iovs, count)?;
+    mem.bytes(out, 4)?;
     let fs = ctx.fs.mem().clone();
     let data = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
         Fd::Stdin => {
@@ -244,22 +290,21 @@ pub(super) fn fd_read(
                 }
                 return Err(Fail::Block(Block::Stdin));
             }
-            let take = want.min(ctx.stdin.len());
+            let take = (want as usize).min(ctx.stdin.len());
             ctx.stdin.drain(..take).collect()
         }
-        Fd::Stdout | Fd::Stderr => return Err(wasi::ERRNO_BADF.into()),
-        Fd::Dir(_) => return Err(wasi::ERRNO_ISDIR.into()),
         Fd::File(file) => {
             if !file.read {
                 return Err(wasi::ERRNO_BADF.into());
             }
-            let data = fs.read_handle(&file.handle, file.pos, want)?;
+            let data = fs.read_handle(&file.handle, file.pos, want as usize)?;
             file.pos += data.len() as u64;
             data
         }
+        _ => return Err(wasi::ERRNO_BADF.into()),
     };
-    let done = scatter(mem, iovs, count, &data)?;
-    Ok(mem.set_u32(out, done as u32)?)
+    mem.write(ptr, &data)?;
+    Ok(mem.set_u32(out, data.len() as u32)?)
 }
 
 pub(super) fn fd_pread(
@@ -271,15 +316,20 @@ pub(super) fn fd_pread(
     offset: u64,
     out: u32,
 ) -> Res {
-    let want = iovecs_len(mem, iovs, count)?;
     let fs = ctx.fs.mem().clone();
+    match ctx.fd(fd)? {
+        Fd::File(_) => {}
+        Fd::Stdin => return Err(wasi::ERRNO_SPIPE.into()),
+        _ => return Err(wasi::ERRNO_BADF.into()),
+    }
+    let (ptr, want) = first_buffer(mem, iovs, count)?;
     let file = ctx.file(fd)?;
     if !file.read {
         return Err(wasi::ERRNO_BADF.into());
     }
-    let data = fs.read_handle(&file.handle, offset, want)?;
-    let done = scatter(mem, iovs, count, &data)?;
-    Ok(mem.set_u32(out, done as u32)?)
+    let data = fs.read_handle(&file.handle, offset, want as usize)?;
+    mem.write(ptr, &data)?;
+    Ok(mem.set_u32(out, data.len() as u32)?)
 }
 
 pub(super) fn fd_seek(
@@ -290,24 +340,29 @@ pub(super) fn fd_seek(
     whence: u8,
     out: u32,
 ) -> Res {
-    let fs = ctx.fs.mem().clone();
-    let file = ctx.file(fd)?;
-    let base = match whence {
-        0 => 0,
-        1 => file.pos,
-        2 => fs.handle_metadata(&file.handle).size,
-        _ => return Err(wasi::ERRNO_INVAL.into()),
-    };
-    let pos = i128::from(base) + i128::from(offset);
-    if pos < 0 || pos > i128::from(i64::MAX) {
-        return Err(wasi::ERRNO_INVAL.into());
+    if whence > 2 {
+        return Err(Fail::Trap(format!("invalid whence {whence}")));
     }
-    file.pos = pos as u64;
-    Ok(mem.set_u64(out, file.pos)?)
+    let fs = ctx.fs.mem().clone();
+    let file = ctx.seekable(fd)?;
+    let pos = match whence {
+        0 => u64::try_from(offset).map_err(|_| wasi::ERRNO_INVAL)?,
+        1 => file
+            .pos
+            .checked_add_signed(offset)
+            .ok_or(wasi::ERRNO_INVAL)?,
+        _ => fs
+            .handle_metadata(&file.handle)
+            .size
+            .checked_add_signed(offset)
+            .ok_or(wasi::ERRNO_INVAL)?,
+    };
+    file.pos = pos;
+    Ok(mem.set_u64(out, pos)?)
 }
 
 pub(super) fn fd_tell(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32) -> Res {
-    let pos = ctx.file(fd)?.pos;
+    let pos = ctx.seekable(fd)?.pos;
     Ok(mem.set_u64(out, pos)?)
 }
 
@@ -318,20 +373,13 @@ pub(super) fn fd_close(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32) -> Res {
 }
 
 pub(super) fn fd_renumber(_mem: &mut Mem, ctx: &mut WasiCtx, from: u32, to: u32) -> Res {
-    ctx.fd(from)?;
-    ctx.fd(to)?;
-    if from != to {
-        ctx.close(to)?;
-        let entry = ctx.fds.remove(&from).ok_or(wasi::ERRNO_BADF)?;
-        ctx.fds.insert(to, entry);
-    }
-    Ok(())
+    Ok(ctx.renumber(from, to)?)
 }
 
 pub(super) fn fd_sync(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32) -> Res {
     // Changes reach storage when the command ends (the shell's flush); the descriptor
-    // only has to exist.
-    ctx.fd(fd)?;
+    // only has to be a file.
+    ctx.file(fd)?;
     Ok(())
 }
 
@@ -343,10 +391,10 @@ pub(super) fn fd_advise(
     _len: u64,
     advice: u8,
 ) -> Res {
-    ctx.file(fd)?;
     if advice > 5 {
-        return Err(wasi::ERRNO_INVAL.into());
+        return Err(Fail::Trap(format!("invalid advice {advice}")));
     }
+    ctx.file(fd)?;
     Ok(())
 }
 
@@ -354,73 +402,65 @@ pub(super) fn fd_allocate(
     _mem: &mut Mem,
     ctx: &mut WasiCtx,
     fd: u32,
-    offset: u64,
-    len: u64,
+    _offset: u64,
+    _len: u64,
 ) -> Res {
-    let fs = ctx.fs.mem().clone();
-    let file = ctx.file(fd)?;
-    if !file.write {
-        return Err(wasi::ERRNO_BADF.into());
-    }
-    let end = offset.checked_add(len).ok_or(wasi::ERRNO_FBIG)?;
-    if end > fs.handle_metadata(&file.handle).size {
-        fs.truncate_handle(&file.handle, end)?;
-    }
-    Ok(())
+    // wasmtime has no `fallocate` to offer and says so; so does sandtab (a file grows
+    // by writing or `fd_filestat_set_size`, both charged to the quota).
+    ctx.file(fd)?;
+    Err(wasi::ERRNO_NOTSUP.into())
 }
 
 pub(super) fn fd_fdstat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32) -> Res {
-    let (kind, flags, rights) = match ctx.fd(fd)? {
-        Fd::Stdin => (
-            wasi::FILETYPE_CHARACTER_DEVICE.raw(),
+    // Standard streams are pipes here: filetype unknown, as wasmtime reports a stream
+    // that is not a terminal.
+    let (kind, flags, base, inheriting) = match ctx.fd(fd)? {
+        Fd::Stdin => (0, 0, wasi::RIGHTS_FD_READ, wasi::RIGHTS_FD_READ),
+        Fd::Stdout | Fd::Stderr => (0, 0, wasi::RIGHTS_FD_WRITE, wasi::RIGHTS_FD_WRITE),
+        Fd::Dir(OpenDir {
+            preopen: Some(_), ..
+        }) => (
+            wasi::FILETYPE_DIRECTORY.raw(),
             0,
-            wasi::RIGHTS_FD_READ | wasi::RIGHTS_POLL_FD_READWRITE,
+            PREOPEN_BASE,
+            PREOPEN_INHERITING,
         ),
-        Fd::Stdout | Fd::Stderr => (
-            wasi::FILETYPE_CHARACTER_DEVICE.raw(),
-            0,
-            wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_POLL_FD_READWRITE,
-        ),
+        Fd::Dir(_) => (wasi::FILETYPE_DIRECTORY.raw(), 0, DIR_RIGHTS, DIR_RIGHTS),
         Fd::File(file) => {
-            // wasi-libc derives O_RDONLY/O_WRONLY/O_RDWR from FD_READ, FD_READDIR and
-            // FD_WRITE, so a file never reports READDIR.
-            let mut rights = RIGHTS_ALL & !wasi::RIGHTS_FD_READDIR;
-            if !file.write {
-                rights &= !RIGHTS_WRITE;
-            }
+            let mut rights = RIGHTS_ALL;
             if !file.read {
-                rights &= !wasi::RIGHTS_FD_READ;
+                rights &= !(wasi::RIGHTS_FD_READ | wasi::RIGHTS_FD_READDIR);
             }
-            let flags = if file.append { wasi::FDFLAGS_APPEND } else { 0 };
-            (wasi::FILETYPE_REGULAR_FILE.raw(), flags, rights)
-        }
-        Fd::Dir(dir) => {
-            let rights = if dir.writable {
-                RIGHTS_ALL
-            } else {
-                RIGHTS_ALL & !RIGHTS_WRITE
-            };
-            (wasi::FILETYPE_DIRECTORY.raw(), 0, rights)
+            if !file.write {
+                rights &= !wasi::RIGHTS_FD_WRITE;
+            }
+            let mut flags = 0;
+            if file.append {
+                flags |= wasi::FDFLAGS_APPEND;
+            }
+            if file.nonblock {
+                flags |= wasi::FDFLAGS_NONBLOCK;
+            }
+            (wasi::FILETYPE_REGULAR_FILE.raw(), flags, rights, rights)
         }
     };
     let mut stat = [0u8; 24];
     stat[0] = kind;
     stat[2..4].copy_from_slice(&flags.to_le_bytes());
-    stat[8..16].copy_from_slice(&rights.to_le_bytes());
-    stat[16..24].copy_from_slice(&rights.to_le_bytes());
+    stat[8..16].copy_from_slice(&base.to_le_bytes());
+    stat[16..24].copy_from_slice(&inheriting.to_le_bytes());
     Ok(mem.write(out, &stat)?)
 }
 
 pub(super) fn fd_fdstat_set_flags(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, flags: u16) -> Res {
-    match ctx.fd_mut(fd)? {
-        Fd::File(file) => {
-            file.append = flags & wasi::FDFLAGS_APPEND != 0;
-            Ok(())
-        }
-        // Streams and directories have no flags to change; NONBLOCK is accepted.
-        _ if flags & !wasi::FDFLAGS_NONBLOCK == 0 => Ok(()),
-        _ => Err(wasi::ERRNO_INVAL.into()),
+    check_bits("fdflags", u64::from(flags), u64::from(FDFLAGS_ALL))?;
+    let file = ctx.file(fd)?;
+    if flags & FDFLAGS_SYNCS != 0 {
+        return Err(wasi::ERRNO_INVAL.into());
     }
+    file.append = flags & wasi::FDFLAGS_APPEND != 0;
+    file.nonblock = flags & wasi::FDFLAGS_NONBLOCK != 0;
+    Ok(())
 }
 
 pub(super) fn fd_fdstat_set_rights(
@@ -428,21 +468,30 @@ pub(super) fn fd_fdstat_set_rights(
     ctx: &mut WasiCtx,
     fd: u32,
     base: u64,
-    _inheriting: u64,
+    inheriting: u64,
 ) -> Res {
-    // Rights only shrink: dropping read or write takes it from the descriptor.
-    if let Fd::File(file) = ctx.fd_mut(fd)? {
-        file.read &= base & wasi::RIGHTS_FD_READ != 0;
-        file.write &= base & wasi::RIGHTS_FD_WRITE != 0;
+    check_bits("rights", base, RIGHTS_ALL)?;
+    check_bits("rights", inheriting, RIGHTS_ALL)?;
+    // Rights are an access mode fixed at open (wasmtime 50 answers ENOTSUP too).
+    match ctx.fd(fd)? {
+        Fd::File(_) | Fd::Dir(_) => Err(wasi::ERRNO_NOTSUP.into()),
+        _ => Err(wasi::ERRNO_BADF.into()),
     }
-    Ok(())
 }
 
 pub(super) fn fd_filestat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32) -> Res {
     let meta = match ctx.fd(fd)? {
         Fd::File(file) => ctx.fs.mem().handle_metadata(&file.handle),
-        Fd::Dir(dir) => ctx.fs.mem().stat(&dir.path)?,
-        _ => return stream_filestat(mem, out),
+        Fd::Dir(dir) => match ctx.fs.mem().stat(&dir.path) {
+            Ok(meta) => guest_meta(ctx.fs.mem(), &dir.path, meta),
+            // A directory removed while open: empty, no links.
+            Err(_) => Metadata {
+                links: 0,
+                ..ctx.fs.mem().stat(&VfsPath::root())?
+            },
+        },
+        // A stream: all zeros, filetype unknown.
+        _ => return Ok(mem.write(out, &[0u8; 64])?),
     };
     write_filestat(mem, out, &meta)
 }
@@ -451,7 +500,7 @@ pub(super) fn fd_filestat_set_size(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, s
     let fs = ctx.fs.mem().clone();
     let file = ctx.file(fd)?;
     if !file.write {
-        return Err(wasi::ERRNO_BADF.into());
+        return Err(wasi::ERRNO_INVAL.into());
     }
     Ok(fs.truncate_handle(&file.handle, size)?)
 }
@@ -499,10 +548,12 @@ pub(super) fn fd_prestat_dir_name(
             preopen: Some(name),
             ..
         }) => name.clone(),
-        _ => return Err(wasi::ERRNO_BADF.into()),
+        _ => return Err(wasi::ERRNO_NOTDIR.into()),
     };
-    let take = name.len().min(len as usize);
-    Ok(mem.write(buf, &name.as_bytes()[..take])?)
+    if name.len() > len as usize {
+        return Err(wasi::ERRNO_NAMETOOLONG.into());
+    }
+    Ok(mem.write(buf, name.as_bytes())?)
 }
 
 pub(super) fn fd_readdir(
@@ -517,22 +568,19 @@ pub(super) fn fd_readdir(
     let fs = ctx.fs.clone();
     let dir = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
         Fd::Dir(dir) => dir,
-        _ => return Err(wasi::ERRNO_NOTDIR.into()),
+        _ => return Err(wasi::ERRNO_BADF.into()),
     };
     if cookie == 0 || dir.listing.is_none() {
         let fs = fs.mem();
-        let here = fs.stat(&dir.path)?;
-        let parent = dir
-            .path
-            .parent()
-            .and_then(|parent| fs.stat(&parent).ok())
-            .unwrap_or_else(|| here.clone());
+        let here = fs.stat(&dir.path).map(|meta| meta.ino).unwrap_or(0);
         let mut listing = vec![
-            (".".to_owned(), here.ino, FileKind::Directory),
-            ("..".to_owned(), parent.ino, FileKind::Directory),
+            (".".to_owned(), here, FileKind::Directory),
+            ("..".to_owned(), here, FileKind::Directory),
         ];
+        // A directory removed while open lists only `.` and `..`.
         listing.extend(
-            fs.read_dir(&dir.path)?
+            fs.read_dir(&dir.path)
+                .unwrap_or_default()
                 .into_iter()
                 .map(|entry| (entry.name, entry.metadata.ino, entry.metadata.kind)),
         );
@@ -565,6 +613,25 @@ pub(super) fn fd_readdir(
 
 // ---- paths ----
 
+/// The guest's path string, resolved beneath directory `fd`.
+fn path_arg(
+    mem: &Mem,
+    ctx: &WasiCtx,
+    fd: u32,
+    ptr: u32,
+    len: u32,
+    follow_last: bool,
+) -> Result<Resolved, Fail> {
+    ctx.dir(fd)?;
+    let path = mem.str(ptr, len)?;
+    Ok(ctx.resolve(fd, path, follow_last)?)
+}
+
+fn follows(flags: u32) -> Result<bool, Fail> {
+    check_bits("lookupflags", u64::from(flags), 1)?;
+    Ok(flags & wasi::LOOKUPFLAGS_SYMLINK_FOLLOW != 0)
+}
+
 pub(super) fn path_open(
     mem: &mut Mem,
     ctx: &mut WasiCtx,
@@ -574,68 +641,80 @@ pub(super) fn path_open(
     len: u32,
     oflags: u16,
     base: u64,
-    _inheriting: u64,
+    inheriting: u64,
     fdflags: u16,
     out: u32,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
-    let fs = ctx.fs.mem().clone();
-    let follow = dirflags & wasi::LOOKUPFLAGS_SYMLINK_FOLLOW != 0;
-    let existing = if follow {
-        fs.stat(&path)
-    } else {
-        fs.lstat(&path)
-    };
+    let follow = follows(dirflags)?;
+    check_bits("oflags", u64::from(oflags), 0xf)?;
+    check_bits("rights", base, RIGHTS_ALL)?;
+    check_bits("rights", inheriting, RIGHTS_ALL)?;
+    check_bits("fdflags", u64::from(fdflags), u64::from(FDFLAGS_ALL))?;
+    let path_text = mem.str(path, len)?.to_owned();
+    match ctx.fd(fd)? {
+        Fd::Dir(_) => {}
+        Fd::File(_) => return Err(wasi::ERRNO_NOTDIR.into()),
+        _ => return Err(wasi::ERRNO_BADF.into()),
+    }
+    if fdflags & FDFLAGS_SYNCS != 0 {
+        return Err(wasi::ERRNO_NOTSUP.into());
+    }
     let want_dir = oflags & wasi::OFLAGS_DIRECTORY != 0;
     let create = oflags & wasi::OFLAGS_CREAT != 0;
+    let exclusive = oflags & wasi::OFLAGS_EXCL != 0;
     let truncate = oflags & wasi::OFLAGS_TRUNC != 0;
-    let write = base
-        & (wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_FD_ALLOCATE | wasi::RIGHTS_FD_FILESTAT_SET_SIZE)
-        != 0
-        || truncate;
-    let read = base & (wasi::RIGHTS_FD_READ | wasi::RIGHTS_FD_READDIR) != 0;
-    let meta = match existing {
+    if create && want_dir {
+        return Err(wasi::ERRNO_INVAL.into());
+    }
+    let read = base & wasi::RIGHTS_FD_READ != 0;
+    let write = base & wasi::RIGHTS_FD_WRITE != 0;
+    let target = ctx.resolve(fd, &path_text, follow)?;
+    let fs = ctx.fs.mem().clone();
+    let meta = match fs.lstat(&target.path) {
         Ok(meta) => {
-            if create && oflags & wasi::OFLAGS_EXCL != 0 {
+            if create && exclusive {
                 return Err(wasi::ERRNO_EXIST.into());
             }
             Some(meta)
         }
-        Err(err) if err.kind() == sandtab_vfs::ErrorKind::NotFound && create && !want_dir => None,
-        Err(err) => return Err(err.into()),
-    };
-    match meta.as_ref().map(|meta| meta.kind) {
-        Some(FileKind::Directory) => {
-            if write || truncate {
+        Err(err) if err.kind() == sandtab_vfs::ErrorKind::NotFound && create => {
+            if target.must_be_dir {
                 return Err(wasi::ERRNO_ISDIR.into());
             }
-            let writable = fs.check_writable(&path).is_ok();
-            let new = ctx.insert(Fd::Dir(OpenDir {
-                path,
-                listing: None,
-                preopen: None,
-                writable,
-            }))?;
-            return Ok(mem.set_u32(out, new)?);
+            None
         }
-        Some(FileKind::Symlink) => return Err(wasi::ERRNO_LOOP.into()),
-        Some(FileKind::File) if want_dir => return Err(wasi::ERRNO_NOTDIR.into()),
-        Some(FileKind::File) => {
-            if write {
-                fs.check_writable(&path)?;
-            }
-            ensure_loaded(ctx, &path, write)?;
-        }
-        None => {}
-    }
+        Err(err) => return Err(err.into()),
+    };
     if ctx.fds.len() >= MAX_OPEN_FDS {
         return Err(wasi::ERRNO_NFILE.into());
     }
+    match meta.as_ref().map(|meta| meta.kind) {
+        Some(FileKind::Symlink) => return Err(wasi::ERRNO_LOOP.into()),
+        Some(FileKind::Directory) => {
+            if write {
+                return Err(wasi::ERRNO_ISDIR.into());
+            }
+            let new = ctx.insert(Fd::Dir(OpenDir {
+                path: target.path,
+                listing: None,
+                preopen: None,
+            }))?;
+            return Ok(mem.set_u32(out, new)?);
+        }
+        Some(FileKind::File) if want_dir => return Err(wasi::ERRNO_NOTDIR.into()),
+        Some(FileKind::File) => {
+            if write || truncate {
+                fs.check_writable(&target.path)?;
+            }
+            ensure_loaded(ctx, &target.path, write || truncate)?;
+        }
+        None => {}
+    }
     if meta.is_none() {
         // Creating: `write` makes the file (mode 0644), checking the quota first.
-        fs.write(&path, &[])?;
+        fs.write(&target.path, &[])?;
     }
-    let handle = fs.open(&path)?;
+    let handle = fs.open(&target.path)?;
     if truncate && meta.is_some() {
         // Through the handle: the file opened is the one truncated, whatever links led to it.
         if let Err(err) = fs.truncate_handle(&handle, 0) {
@@ -647,13 +726,13 @@ pub(super) fn path_open(
         handle,
         pos: 0,
         append: fdflags & wasi::FDFLAGS_APPEND != 0,
+        nonblock: fdflags & wasi::FDFLAGS_NONBLOCK != 0,
+        // Neither right asked: the file is still opened for reading, as `open(2)`'s
+        // O_RDONLY is zero.
         read: read || !write,
         write,
-    }));
-    match new {
-        Ok(new) => Ok(mem.set_u32(out, new)?),
-        Err(errno) => Err(errno.into()),
-    }
+    }))?;
+    Ok(mem.set_u32(out, new)?)
 }
 
 pub(super) fn path_create_directory(
@@ -663,8 +742,18 @@ pub(super) fn path_create_directory(
     path: u32,
     len: u32,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
-    Ok(ctx.fs.mem().create_dir(&path)?)
+    // `mkdir("d/")` makes `d`; what is already there, even a file, is EEXIST.
+    let text = mem.str(path, len)?;
+    let trimmed = text.trim_end_matches('/');
+    let text = if trimmed.is_empty() { text } else { trimmed }.to_owned();
+    ctx.dir(fd)?;
+    let target = ctx.resolve(fd, &text, false)?;
+    let fs = ctx.fs.mem();
+    match fs.lstat(&target.path) {
+        Ok(_) => Err(wasi::ERRNO_EXIST.into()),
+        Err(_) if target.is_base => Err(wasi::ERRNO_NOENT.into()),
+        Err(_) => Ok(fs.create_dir(&target.path)?),
+    }
 }
 
 pub(super) fn path_remove_directory(
@@ -674,8 +763,21 @@ pub(super) fn path_remove_directory(
     path: u32,
     len: u32,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
-    Ok(ctx.fs.mem().remove_dir(&path)?)
+    let target = path_arg(mem, ctx, fd, path, len, false)?;
+    let fs = ctx.fs.mem();
+    if target.is_base || target.must_be_dir {
+        // `rmdir("d/")`, `rmdir(".")`: Linux refuses the spelling, whatever is there.
+        fs.lstat(&target.path)?;
+        return Err(match fs.lstat(&target.path)?.kind {
+            FileKind::File => wasi::ERRNO_NOTDIR,
+            _ => wasi::ERRNO_INVAL,
+        }
+        .into());
+    }
+    if fs.lstat(&target.path)?.kind != FileKind::Directory {
+        return Err(wasi::ERRNO_NOTDIR.into());
+    }
+    Ok(fs.remove_dir(&target.path)?)
 }
 
 pub(super) fn path_unlink_file(
@@ -685,12 +787,16 @@ pub(super) fn path_unlink_file(
     path: u32,
     len: u32,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
+    let target = path_arg(mem, ctx, fd, path, len, false)?;
     let fs = ctx.fs.mem();
-    if fs.lstat(&path)?.kind == FileKind::Directory {
+    let kind = fs.lstat(&target.path)?.kind;
+    if kind == FileKind::Directory || target.is_base {
         return Err(wasi::ERRNO_ISDIR.into());
     }
-    Ok(fs.remove_file(&path)?)
+    if target.must_be_dir {
+        return Err(wasi::ERRNO_NOTDIR.into());
+    }
+    Ok(fs.remove_file(&target.path)?)
 }
 
 pub(super) fn path_filestat_get(
@@ -702,13 +808,10 @@ pub(super) fn path_filestat_get(
     len: u32,
     out: u32,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
+    let follow = follows(flags)?;
+    let target = path_arg(mem, ctx, fd, path, len, follow)?;
     let fs = ctx.fs.mem();
-    let meta = if flags & wasi::LOOKUPFLAGS_SYMLINK_FOLLOW != 0 {
-        fs.stat(&path)?
-    } else {
-        fs.lstat(&path)?
-    };
+    let meta = guest_meta(fs, &target.path, fs.lstat(&target.path)?);
     write_filestat(mem, out, &meta)
 }
 
@@ -716,32 +819,57 @@ pub(super) fn path_filestat_set_times(
     mem: &mut Mem,
     ctx: &mut WasiCtx,
     fd: u32,
-    _flags: u32,
+    flags: u32,
     path: u32,
     len: u32,
     atim: u64,
     mtim: u64,
     fst: u16,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
+    let follow = follows(flags)?;
     let (accessed, modified) = requested_times(ctx, atim, mtim, fst)?;
-    Ok(ctx.fs.mem().set_times(&path, accessed, modified)?)
+    let target = path_arg(mem, ctx, fd, path, len, follow)?;
+    Ok(ctx
+        .fs
+        .mem()
+        .set_times_nofollow(&target.path, accessed, modified)?)
 }
 
 pub(super) fn path_link(
     mem: &mut Mem,
     ctx: &mut WasiCtx,
     old_fd: u32,
-    _old_flags: u32,
+    old_flags: u32,
     old_path: u32,
     old_len: u32,
     new_fd: u32,
     new_path: u32,
     new_len: u32,
 ) -> Res {
-    let from = path_arg(mem, ctx, old_fd, old_path, old_len)?;
-    let to = path_arg(mem, ctx, new_fd, new_path, new_len)?;
-    Ok(ctx.fs.mem().hard_link(&from, &to)?)
+    let follow = follows(old_flags)?;
+    ctx.dir(old_fd)?;
+    ctx.dir(new_fd)?;
+    if follow {
+        // wasmtime cannot link through a symlink, and says so.
+        return Err(wasi::ERRNO_INVAL.into());
+    }
+    let from = path_arg(mem, ctx, old_fd, old_path, old_len, false)?;
+    let to = path_arg(mem, ctx, new_fd, new_path, new_len, false)?;
+    let fs = ctx.fs.mem();
+    let kind = fs.lstat(&from.path)?.kind;
+    if kind == FileKind::Directory {
+        return Err(wasi::ERRNO_PERM.into());
+    }
+    if from.must_be_dir {
+        return Err(wasi::ERRNO_NOTDIR.into());
+    }
+    if fs.lstat(&to.path).is_ok() {
+        return Err(wasi::ERRNO_EXIST.into());
+    }
+    if to.must_be_dir {
+        return Err(wasi::ERRNO_NOENT.into());
+    }
+    Ok(fs.hard_link(&from.path, &to.path)?)
 }
 
 pub(super) fn path_readlink(
@@ -754,10 +882,14 @@ pub(super) fn path_readlink(
     buf_len: u32,
     out: u32,
 ) -> Res {
-    let path = path_arg(mem, ctx, fd, path, len)?;
-    let target = ctx.fs.mem().read_link(&path)?;
-    let take = target.len().min(buf_len as usize);
-    mem.write(buf, &target.as_bytes()[..take])?;
+    let target = path_arg(mem, ctx, fd, path, len, false)?;
+    let fs = ctx.fs.mem();
+    if fs.lstat(&target.path)?.kind != FileKind::Symlink {
+        return Err(wasi::ERRNO_INVAL.into());
+    }
+    let link = fs.read_link(&target.path)?;
+    let take = link.len().min(buf_len as usize);
+    mem.write(buf, &link.as_bytes()[..take])?;
     Ok(mem.set_u32(out, take as u32)?)
 }
 
@@ -771,9 +903,19 @@ pub(super) fn path_rename(
     new_path: u32,
     new_len: u32,
 ) -> Res {
-    let from = path_arg(mem, ctx, fd, old_path, old_len)?;
-    let to = path_arg(mem, ctx, new_fd, new_path, new_len)?;
-    Ok(ctx.fs.mem().rename(&from, &to)?)
+    ctx.dir(fd)?;
+    ctx.dir(new_fd)?;
+    let from = path_arg(mem, ctx, fd, old_path, old_len, false)?;
+    let to = path_arg(mem, ctx, new_fd, new_path, new_len, false)?;
+    let fs = ctx.fs.mem();
+    let kind = fs.lstat(&from.path)?.kind;
+    if from.is_base || to.is_base {
+        return Err(wasi::ERRNO_BUSY.into());
+    }
+    if kind != FileKind::Directory && (from.must_be_dir || to.must_be_dir) {
+        return Err(wasi::ERRNO_NOTDIR.into());
+    }
+    Ok(fs.rename(&from.path, &to.path)?)
 }
 
 pub(super) fn path_symlink(
@@ -785,10 +927,22 @@ pub(super) fn path_symlink(
     new_path: u32,
     new_len: u32,
 ) -> Res {
-    if old_len as usize > sandtab_vfs::MAX_PATH_LEN {
+    let target = mem.str(old_path, old_len)?.to_owned();
+    // The target is taken first, as `symlinkat(2)` copies it before it looks at the link.
+    if target.len() > sandtab_vfs::MAX_PATH_LEN {
         return Err(wasi::ERRNO_NAMETOOLONG.into());
     }
-    let target = mem.str(old_path, old_len)?.to_owned();
-    let link = path_arg(mem, ctx, fd, new_path, new_len)?;
-    Ok(ctx.fs.mem().symlink(&target, &link)?)
+    let link = path_arg(mem, ctx, fd, new_path, new_len, false)?;
+    if target.starts_with('/') {
+        // A link that would lead out of every preopen is refused when made.
+        return Err(wasi::ERRNO_PERM.into());
+    }
+    let fs = ctx.fs.mem();
+    if fs.lstat(&link.path).is_ok() || link.is_base {
+        return Err(wasi::ERRNO_EXIST.into());
+    }
+    if target.is_empty() || link.must_be_dir {
+        return Err(wasi::ERRNO_NOENT.into());
+    }
+    Ok(fs.symlink(&target, &link.path)?)
 }

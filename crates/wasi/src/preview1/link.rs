@@ -2,7 +2,7 @@
 //! guest sees: an errno, a trap the runner resumes, an exit, or a limit.
 
 use super::memory::Mem;
-use super::{Blocked, Fail, Pending, Res, WasiCtx, fs, misc, poll};
+use super::{Blocked, Fail, Pending, Res, Trap, WasiCtx, fs, misc, poll};
 use crate::run::GuestState;
 use wasmi::{Caller, Extern, Linker};
 
@@ -12,6 +12,7 @@ const SANDTAB: &str = "sandtab";
 /// Runs one host operation on the caller's memory and WASI state.
 fn dispatch(
     caller: &mut Caller<'_, GuestState>,
+    name: &'static str,
     mut operation: impl FnMut(&mut [u8], &mut WasiCtx) -> Res + Send + 'static,
 ) -> Result<i32, wasmi::Error> {
     let memory = match caller.get_export("memory") {
@@ -27,7 +28,14 @@ fn dispatch(
     };
     match outcome {
         Ok(()) => Ok(0),
+        // An address outside memory traps (the WASI ABI says so, and wasmtime does).
+        Err(Fail::Errno(errno)) if errno == wasi::ERRNO_FAULT => Err(wasmi::Error::host(Trap(
+            format!("{WASI}::{name}: a pointer outside the guest's memory"),
+        ))),
         Err(Fail::Errno(errno)) => Ok(i32::from(errno.raw())),
+        Err(Fail::Trap(message)) => Err(wasmi::Error::host(Trap(format!(
+            "{WASI}::{name}: {message}"
+        )))),
         Err(Fail::Block(block)) => {
             caller.data_mut().pending = Some(Pending {
                 block,
@@ -46,7 +54,7 @@ macro_rules! funcs {
                 $module,
                 $name,
                 |mut caller: Caller<'_, GuestState>, $($arg: $ty),*| -> Result<i32, wasmi::Error> {
-                    dispatch(&mut caller, move |memory, ctx| {
+                    dispatch(&mut caller, $name, move |memory, ctx| {
                         $imp(&mut Mem(memory), ctx, $($arg as _),*)
                     })
                 },

@@ -69,6 +69,10 @@ impl Mem<'_> {
 
     /// A UTF-8 string the guest passed (a path, a name).
     pub(super) fn str(&self, ptr: u32, len: u32) -> Result<&str, Errno> {
+        // A string longer than all of memory is ENOMEM, not a fault (wasmtime's answer).
+        if len as usize > self.0.len() {
+            return Err(wasi::ERRNO_NOMEM);
+        }
         std::str::from_utf8(self.bytes(ptr, len)?).map_err(|_| wasi::ERRNO_ILSEQ)
     }
 

@@ -1,6 +1,7 @@
 //! Arguments, environment, clocks, randomness, scheduling, signals, sockets, and the
 //! `sandtab` host-call module.
 
+use super::check_bits;
 use super::fd::WasiCtx;
 use super::memory::Mem;
 use super::{Block, Fail, Res};
@@ -49,10 +50,17 @@ pub(super) fn environ_sizes_get(mem: &mut Mem, ctx: &mut WasiCtx, count: u32, si
     write_sizes(mem, &ctx.env, count, size)
 }
 
-pub(super) fn clock_res_get(mem: &mut Mem, _ctx: &mut WasiCtx, id: u32, out: u32) -> Res {
-    if id > 3 {
-        return Err(wasi::ERRNO_INVAL.into());
+/// Traps for a clock id outside the enum; the CPU-time clocks are EBADF, as in wasmtime.
+fn check_clock(id: u32) -> Res {
+    match id {
+        0 | 1 => Ok(()),
+        2 | 3 => Err(wasi::ERRNO_BADF.into()),
+        _ => Err(Fail::Trap(format!("invalid clock id {id}"))),
     }
+}
+
+pub(super) fn clock_res_get(mem: &mut Mem, _ctx: &mut WasiCtx, id: u32, out: u32) -> Res {
+    check_clock(id)?;
     // Browsers coarsen their clocks; a microsecond is what the guest can count on.
     Ok(mem.set_u64(out, 1_000)?)
 }
@@ -64,12 +72,10 @@ pub(super) fn clock_time_get(
     _precision: u64,
     out: u32,
 ) -> Res {
+    check_clock(id)?;
     let now = match id {
         0 => ctx.realtime_ns(),
-        1 => ctx.monotonic_ns(),
-        // The guest's own running time stands in for its CPU time.
-        2 | 3 => ctx.monotonic_ns().saturating_sub(ctx.started_ns),
-        _ => return Err(wasi::ERRNO_INVAL.into()),
+        _ => ctx.monotonic_ns(),
     };
     Ok(mem.set_u64(out, now)?)
 }
@@ -85,47 +91,60 @@ pub(super) fn sched_yield(_mem: &mut Mem, ctx: &mut WasiCtx) -> Res {
     Err(Fail::Block(Block::Yield))
 }
 
-pub(super) fn proc_raise(_mem: &mut Mem, _ctx: &mut WasiCtx, _signal: u32) -> Res {
-    Err(wasi::ERRNO_NOSYS.into())
+pub(super) fn proc_raise(_mem: &mut Mem, _ctx: &mut WasiCtx, signal: u32) -> Res {
+    if signal > 30 {
+        return Err(Fail::Trap(format!("invalid signal {signal}")));
+    }
+    Err(wasi::ERRNO_NOTSUP.into())
 }
+
+// No descriptor is ever a socket (none is handed over): each socket call checks the
+// descriptor exists, then answers ENOTSOCK, as wasmtime does.
 
 pub(super) fn sock_accept(
     _mem: &mut Mem,
-    _ctx: &mut WasiCtx,
-    _fd: u32,
-    _flags: u32,
+    ctx: &mut WasiCtx,
+    fd: u32,
+    flags: u32,
     _out: u32,
 ) -> Res {
-    Err(wasi::ERRNO_NOTSUP.into())
+    check_bits("fdflags", u64::from(flags), 0x1f)?;
+    ctx.fd(fd)?;
+    Err(wasi::ERRNO_NOTSOCK.into())
 }
 
 pub(super) fn sock_recv(
     _mem: &mut Mem,
-    _ctx: &mut WasiCtx,
-    _fd: u32,
+    ctx: &mut WasiCtx,
+    fd: u32,
     _iovs: u32,
     _count: u32,
-    _flags: u32,
+    flags: u32,
     _len: u32,
     _out: u32,
 ) -> Res {
-    Err(wasi::ERRNO_NOTSUP.into())
+    check_bits("riflags", u64::from(flags), 0x3)?;
+    ctx.fd(fd)?;
+    Err(wasi::ERRNO_NOTSOCK.into())
 }
 
 pub(super) fn sock_send(
     _mem: &mut Mem,
-    _ctx: &mut WasiCtx,
-    _fd: u32,
+    ctx: &mut WasiCtx,
+    fd: u32,
     _iovs: u32,
     _count: u32,
     _flags: u32,
     _out: u32,
 ) -> Res {
-    Err(wasi::ERRNO_NOTSUP.into())
+    ctx.fd(fd)?;
+    Err(wasi::ERRNO_NOTSOCK.into())
 }
 
-pub(super) fn sock_shutdown(_mem: &mut Mem, _ctx: &mut WasiCtx, _fd: u32, _how: u32) -> Res {
-    Err(wasi::ERRNO_NOTSUP.into())
+pub(super) fn sock_shutdown(_mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, how: u32) -> Res {
+    check_bits("sdflags", u64::from(how), 0x3)?;
+    ctx.fd(fd)?;
+    Err(wasi::ERRNO_NOTSOCK.into())
 }
 
 /// `sandtab.tool_call(name, args_json, out, out_cap, out_len) -> errno`: asks the host

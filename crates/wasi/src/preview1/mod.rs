@@ -18,6 +18,7 @@ mod memory;
 #[allow(clippy::too_many_arguments)]
 mod misc;
 mod poll;
+mod resolve;
 
 pub(crate) use fd::WasiCtx;
 pub(crate) use link::{add_to_linker, is_provided};
@@ -51,7 +52,30 @@ pub(crate) enum Fail {
     Block(Block),
     /// Stop the guest: it exited, or broke a limit.
     Stop(Stop),
+    /// The call was malformed (a value outside its enum or flags type): the guest
+    /// traps, as WASI requires and wasmtime does.
+    Trap(String),
 }
+
+/// Traps unless `value` has only bits of `allowed`.
+pub(crate) fn check_bits(what: &str, value: u64, allowed: u64) -> Result<(), Fail> {
+    if value & !allowed != 0 {
+        return Err(Fail::Trap(format!("invalid {what} value {value:#x}")));
+    }
+    Ok(())
+}
+
+/// The host error a malformed call traps with, naming the function and the cause.
+#[derive(Debug)]
+pub(crate) struct Trap(pub(crate) String);
+
+impl std::fmt::Display for Trap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl wasmi::errors::HostError for Trap {}
 
 /// Why a guest stops from inside a host function (`proc_exit` is wasmi's own exit).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,14 +136,20 @@ pub(crate) enum Retried {
     Blocked(Block, Operation),
     /// The guest stops.
     Stop(Stop),
+    /// The guest traps.
+    Trap(String),
 }
 
 /// Runs `operation` again after its block was resolved.
 pub(crate) fn retry(memory: &mut [u8], ctx: &mut WasiCtx, mut operation: Operation) -> Retried {
     match operation(memory, ctx) {
         Ok(()) => Retried::Done(wasi::ERRNO_SUCCESS),
+        Err(Fail::Errno(errno)) if errno == wasi::ERRNO_FAULT => {
+            Retried::Trap("a pointer outside the guest's memory".to_owned())
+        }
         Err(Fail::Errno(errno)) => Retried::Done(errno),
         Err(Fail::Block(block)) => Retried::Blocked(block, operation),
         Err(Fail::Stop(stop)) => Retried::Stop(stop),
+        Err(Fail::Trap(message)) => Retried::Trap(message),
     }
 }

@@ -45,14 +45,16 @@ pub(super) fn poll_oneoff(
             0 => {
                 let clock = mem.u32(sub + 16)?;
                 let timeout = mem.u64(sub + 24)?;
-                let absolute =
-                    mem.u16(sub + 40)? & wasi::SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME != 0;
+                let flags = mem.u16(sub + 40)?;
+                let absolute = flags & wasi::SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME != 0;
                 let until_ns = match (clock, absolute) {
-                    (0..=3, false) => started.saturating_add(timeout),
+                    _ if flags > 1 => {
+                        ctx.poll_started = None;
+                        return Err(wasi::ERRNO_INVAL.into());
+                    }
+                    (0 | 1, false) => started.saturating_add(timeout),
                     // An absolute monotonic time is already on our clock.
                     (1, true) => timeout,
-                    // CPU-time clocks count from the start of the run.
-                    (2 | 3, true) => ctx.started_ns.saturating_add(timeout),
                     // An absolute wall-clock time: wait as long as it is from now.
                     (0, true) => now.saturating_add(timeout.saturating_sub(ctx.realtime_ns())),
                     _ => {
@@ -75,7 +77,7 @@ pub(super) fn poll_oneoff(
         };
         waits.push((userdata, wait));
     }
-    // Each ready subscription: (userdata, error, type, bytes available).
+    // Each ready subscription: (userdata, error, type, bytes available, flags).
     let mut ready = Vec::new();
     let mut wants_stdin = false;
     let mut earliest: Option<u64> = None;
@@ -83,30 +85,41 @@ pub(super) fn poll_oneoff(
         match *wait {
             Wait::Clock { until_ns } => {
                 if now >= until_ns {
-                    ready.push((*userdata, 0u16, 0u8, 0u64));
+                    ready.push((*userdata, 0u16, 0u8, 0u64, 0u16));
                 } else {
                     earliest = Some(earliest.map_or(until_ns, |e: u64| e.min(until_ns)));
                 }
             }
+            // As wasmtime: a descriptor that cannot be polled fails the whole call with
+            // EBADF; a ready one reports one byte (and a file at its end, hang-up).
             Wait::Read { fd } => match ctx.fd(fd) {
                 Ok(Fd::Stdin) => {
                     if !ctx.stdin.is_empty() || ctx.stdin_ended {
-                        ready.push((*userdata, 0, 1, ctx.stdin.len() as u64));
+                        ready.push((*userdata, 0, 1, 1, 0));
                     } else {
                         wants_stdin = true;
                     }
                 }
                 Ok(Fd::File(file)) => {
                     let size = ctx.fs.mem().handle_metadata(&file.handle).size;
-                    ready.push((*userdata, 0, 1, size.saturating_sub(file.pos)));
+                    let hangup = if file.pos >= size {
+                        wasi::EVENTRWFLAGS_FD_READWRITE_HANGUP
+                    } else {
+                        0
+                    };
+                    ready.push((*userdata, 0, 1, 1, hangup));
                 }
-                Ok(_) => ready.push((*userdata, wasi::ERRNO_BADF.raw(), 1, 0)),
-                Err(errno) => ready.push((*userdata, errno.raw(), 1, 0)),
+                _ => {
+                    ctx.poll_started = None;
+                    return Err(wasi::ERRNO_BADF.into());
+                }
             },
             Wait::Write { fd } => match ctx.fd(fd) {
-                Ok(Fd::Stdout | Fd::Stderr | Fd::File(_)) => ready.push((*userdata, 0, 2, 0)),
-                Ok(_) => ready.push((*userdata, wasi::ERRNO_BADF.raw(), 2, 0)),
-                Err(errno) => ready.push((*userdata, errno.raw(), 2, 0)),
+                Ok(Fd::Stdout | Fd::Stderr | Fd::File(_)) => ready.push((*userdata, 0, 2, 1, 0)),
+                _ => {
+                    ctx.poll_started = None;
+                    return Err(wasi::ERRNO_BADF.into());
+                }
             },
         }
     }
@@ -124,13 +137,14 @@ pub(super) fn poll_oneoff(
         }
     }
     ctx.poll_started = None;
-    for (i, (userdata, error, kind, bytes)) in ready.iter().enumerate() {
+    for (i, (userdata, error, kind, bytes, flags)) in ready.iter().enumerate() {
         let event = events + i as u32 * EVENT_SIZE;
         let mut bytes_out = [0u8; 32];
         bytes_out[0..8].copy_from_slice(&userdata.to_le_bytes());
         bytes_out[8..10].copy_from_slice(&error.to_le_bytes());
         bytes_out[10] = *kind;
         bytes_out[16..24].copy_from_slice(&bytes.to_le_bytes());
+        bytes_out[24..26].copy_from_slice(&flags.to_le_bytes());
         mem.write(event, &bytes_out)?;
     }
     Ok(mem.set_u32(out, ready.len() as u32)?)

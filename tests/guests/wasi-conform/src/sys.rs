@@ -142,8 +142,14 @@ pub fn fd_write(fd: Fd, chunks: &[&[u8]]) -> Result<u32, i32> {
         .map(|c| [addr(c.as_ptr()) as u32, c.len() as u32])
         .collect();
     let mut out = 0u32;
-    let code =
-        unsafe { raw::fd_write(fd as i32, addr(iovs.as_ptr()), iovs.len() as i32, addr(&mut out)) };
+    let code = unsafe {
+        raw::fd_write(
+            fd as i32,
+            addr(iovs.as_ptr()),
+            iovs.len() as i32,
+            addr(&mut out),
+        )
+    };
     match code {
         0 => Ok(out),
         code => Err(code),
@@ -205,7 +211,13 @@ pub fn fd_readdir(fd: Fd, len: usize, cookie: u64) -> Result<Vec<u8>, i32> {
     let mut buf = vec![0u8; len];
     let mut out = 0u32;
     let code = unsafe {
-        raw::fd_readdir(fd as i32, addr(buf.as_mut_ptr()), len as i32, cookie as i64, addr(&mut out))
+        raw::fd_readdir(
+            fd as i32,
+            addr(buf.as_mut_ptr()),
+            len as i32,
+            cookie as i64,
+            addr(&mut out),
+        )
     };
     if code != 0 {
         return Err(code);
@@ -300,7 +312,14 @@ pub fn path_symlink(target: &str, fd: Fd, link: &str) -> i32 {
     }
 }
 
-pub fn path_filestat_set_times(fd: Fd, flags: u32, path: &str, atim: u64, mtim: u64, fst: u16) -> i32 {
+pub fn path_filestat_set_times(
+    fd: Fd,
+    flags: u32,
+    path: &str,
+    atim: u64,
+    mtim: u64,
+    fst: u16,
+) -> i32 {
     unsafe {
         raw::path_filestat_set_times(
             fd as i32,
@@ -404,7 +423,14 @@ pub fn sock_recv(fd: Fd, len: usize, flags: u16) -> Result<(u32, u16), i32> {
     let mut nread = 0u32;
     let mut oflags = 0u16;
     let code = unsafe {
-        raw::sock_recv(fd as i32, addr(&iov), 1, i32::from(flags), addr(&mut nread), addr(&mut oflags))
+        raw::sock_recv(
+            fd as i32,
+            addr(&iov),
+            1,
+            i32::from(flags),
+            addr(&mut nread),
+            addr(&mut oflags),
+        )
     };
     match code {
         0 => Ok((nread, oflags)),
@@ -439,12 +465,22 @@ impl Subscription {
         body[8..16].copy_from_slice(&timeout.to_le_bytes());
         body[16..24].copy_from_slice(&precision.to_le_bytes());
         body[24..26].copy_from_slice(&flags.to_le_bytes());
-        Self { userdata, tag: 0, _pad: [0; 7], body }
+        Self {
+            userdata,
+            tag: 0,
+            _pad: [0; 7],
+            body,
+        }
     }
     pub fn fd(userdata: u64, tag: u8, fd: Fd) -> Self {
         let mut body = [0u8; 32];
         body[0..4].copy_from_slice(&fd.to_le_bytes());
-        Self { userdata, tag, _pad: [0; 7], body }
+        Self {
+            userdata,
+            tag,
+            _pad: [0; 7],
+            body,
+        }
     }
 }
 
