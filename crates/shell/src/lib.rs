@@ -15,6 +15,7 @@ mod guests;
 mod limits;
 pub mod replay;
 mod sessions;
+mod stdin_feed;
 
 pub use error::ShellError;
 pub use fs_adapter::WallClock;
@@ -22,6 +23,7 @@ pub use limits::ShellLimits;
 pub use sandtab_caps::{Capabilities, Gate};
 pub use sandtab_wasi::{GuestEngine, GuestHost, GuestLimits};
 pub use sessions::{DEFAULT_SESSION, MAX_SESSIONS, Sessions};
+pub use stdin_feed::StdinSource;
 
 use bashkit::{Bash, PosixFs};
 use sandtab_vfs::{SandboxFs, VfsPath};
@@ -154,6 +156,8 @@ pub struct Shell {
     seed_random: bool,
     /// Where `uuidgen` and `shuf` draw random bytes.
     entropy: Arc<commands::entropy::Entropy>,
+    /// bashkit's live commands (shared with `guests`): a streamed stdin's feed.
+    registry: bashkit::BuiltinRegistry,
 }
 
 impl std::fmt::Debug for Shell {
@@ -238,7 +242,7 @@ impl Shell {
             fs.clone(),
             limits.guest,
             bash.cancellation_token(),
-            registry,
+            registry.clone(),
         );
         Ok(Self {
             bash,
@@ -249,6 +253,7 @@ impl Shell {
             tape: None,
             seed_random: false,
             entropy,
+            registry,
         })
     }
 
@@ -334,6 +339,25 @@ impl Shell {
         let cap = self.limits.max_output_bytes;
         self.exec_with_output_cap(script, stdin, cap, on_output)
             .await
+    }
+
+    /// Like [`Shell::exec_with_stdin`], with stdin streamed from `source` as the script
+    /// reads it: memory stays bounded however long it is, and reading stops once the
+    /// script has ended or closed it. The script runs as the last stage of a pipeline
+    /// (a subshell, as `cmd | bash -c SCRIPT` runs it in bash).
+    pub async fn exec_with_stdin_stream(
+        &mut self,
+        script: &str,
+        source: Arc<dyn StdinSource>,
+        on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
+    ) -> ExecOutcome {
+        self.registry
+            .insert_command(stdin_feed::FEED_COMMAND, stdin_feed::StdinFeed::new(source));
+        let cap = self.limits.max_output_bytes;
+        let fed = stdin_feed::fed_script(script);
+        let outcome = self.exec_with_output_cap(&fed, None, cap, on_output).await;
+        self.registry.remove(stdin_feed::FEED_COMMAND);
+        outcome
     }
 
     /// Puts this session's nondeterministic sources behind `tape` (recording or
