@@ -20,6 +20,11 @@ options:
   --fuel N                  wasmi fuel of each guest (default 10^15)
   --memory-mb N             linear memory each guest may grow to (default 1024)
   --deadline-ms N           wall-clock limit of each guest (default 600000)
+  --quota BYTES             bytes all files in the sandbox may hold together (the
+                            copied-in --dir trees included), with an optional K, M
+                            or G suffix (powers of 1024), or `unlimited`; default 1G.
+                            Files live in this process's memory: a guest growing
+                            files past it (write, ftruncate, fd_allocate) gets EDQUOT
   -h, --help                this text
 
 Written back to HOSTDIR (unless :ro): the files, directories and symlinks the guest
@@ -71,7 +76,13 @@ pub struct Options {
     pub fuel: Option<u64>,
     pub memory_mb: Option<u64>,
     pub deadline_ms: Option<u64>,
+    /// `--quota`: bytes all files may hold (`u64::MAX` for `unlimited`).
+    pub quota_bytes: u64,
 }
+
+/// The byte quota without `--quota`: files are kept in the CLI's own memory, so a guest
+/// growing files without bound (ftruncate, fd_allocate, write) must meet a limit.
+pub const DEFAULT_QUOTA_BYTES: u64 = 1 << 30;
 
 /// Parses `args` (without the program name). Errors are one line for the user.
 pub fn parse(args: &[String]) -> Result<Options, String> {
@@ -79,6 +90,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut dirs = Vec::new();
     let mut env = Vec::new();
     let (mut fuel, mut memory_mb, mut deadline_ms) = (None, None, None);
+    let mut quota_bytes = DEFAULT_QUOTA_BYTES;
     let subcommand = match args.next().map(String::as_str) {
         None | Some("-h" | "--help" | "help") => {
             return Ok(Options {
@@ -88,6 +100,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 fuel,
                 memory_mb,
                 deadline_ms,
+                quota_bytes,
             });
         }
         Some(name @ ("run" | "sh")) => name.to_owned(),
@@ -123,6 +136,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--fuel" => fuel = Some(number("--fuel", args.next())?),
             "--memory-mb" => memory_mb = Some(number("--memory-mb", args.next())?),
             "--deadline-ms" => deadline_ms = Some(number("--deadline-ms", args.next())?),
+            "--quota" => quota_bytes = parse_quota(args.next())?,
             "-c" if subcommand == "sh" => {
                 inline = Some(args.next().ok_or("-c needs a script")?.clone());
                 rest.extend(args.by_ref().cloned());
@@ -135,6 +149,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                     fuel,
                     memory_mb,
                     deadline_ms,
+                    quota_bytes,
                 });
             }
             "--" => rest.extend(args.by_ref().cloned()),
@@ -172,7 +187,33 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         fuel,
         memory_mb,
         deadline_ms,
+        quota_bytes,
     })
+}
+
+/// `--quota`'s value: bytes with an optional K/M/G suffix (powers of 1024), or
+/// `unlimited`.
+fn parse_quota(value: Option<&String>) -> Result<u64, String> {
+    let value = value.ok_or("--quota needs a size (like 512M) or `unlimited`")?;
+    if value == "unlimited" {
+        return Ok(u64::MAX);
+    }
+    let (digits, shift) = match value.char_indices().last() {
+        Some((at, 'k' | 'K')) => (&value[..at], 10),
+        Some((at, 'm' | 'M')) => (&value[..at], 20),
+        Some((at, 'g' | 'G')) => (&value[..at], 30),
+        _ => (value.as_str(), 0),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| {
+            format!(
+                "--quota needs a positive size like 4096, 512M or 2G, or `unlimited`; got `{value}`"
+            )
+        })
 }
 
 fn dir_map(value: &str) -> Result<DirMap, String> {
@@ -231,6 +272,23 @@ mod tests {
     }
 
     #[test]
+    fn quota_sizes_and_default() {
+        for (value, bytes) in [
+            ("4096", 4096),
+            ("64k", 64 << 10),
+            ("512M", 512 << 20),
+            ("2G", 2 << 30),
+            ("unlimited", u64::MAX),
+        ] {
+            let options = parse(&args(&["run", "--quota", value, "p.wasm"]))
+                .unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(options.quota_bytes, bytes, "{value}");
+        }
+        let options = parse(&args(&["run", "p.wasm"])).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(options.quota_bytes, DEFAULT_QUOTA_BYTES);
+    }
+
+    #[test]
     fn dir_mappings_read_only_and_read_write() {
         for (value, host, guest, read_only) in [
             ("/h::/g:ro", "/h", "/g", true),
@@ -284,6 +342,10 @@ mod tests {
             (vec!["run", "--env", "=x", "p"], "KEY=VALUE"),
             (vec!["run", "--bogus", "p"], "unknown option"),
             (vec!["sh"], "-c SCRIPT or a FILE"),
+            (vec!["run", "--quota", "12X", "p"], "positive size"),
+            (vec!["run", "--quota", "0", "p"], "positive size"),
+            (vec!["run", "--quota", "99999999999G", "p"], "positive size"),
+            (vec!["run", "--quota"], "needs a size"),
         ] {
             let err = parse(&args(&input)).expect_err(want);
             assert!(err.contains(want), "{input:?}: {err}");

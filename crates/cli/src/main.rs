@@ -3,6 +3,7 @@
 
 mod args;
 mod host_dirs;
+mod stdin_stream;
 
 use args::{Command, Options, Script};
 use sandtab_shell::{Shell, ShellLimits, Stream, WallClock};
@@ -11,6 +12,7 @@ use sandtab_wasi::{BoxFuture, GuestEngine, GuestIo, GuestLimits, GuestRun, Nativ
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
+use stdin_stream::ScriptStdin;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
@@ -53,13 +55,28 @@ async fn run(options: Options) -> Result<i32, String> {
         println!("{}", args::USAGE);
         return Ok(0);
     }
+    // Files live in this process's memory: the quota bounds what guests can make it hold.
+    let quota = Quota {
+        max_bytes: options.quota_bytes,
+        ..Quota::UNLIMITED
+    };
     let fs = Arc::new(
-        SandboxFs::in_memory(Arc::new(WallClock), Quota::UNLIMITED, Vec::new())
+        SandboxFs::in_memory(Arc::new(WallClock), quota, Vec::new())
             .map_err(|err| err.to_string())?,
     );
     let mut copied = Vec::new();
     for map in &options.dirs {
-        copied.push((map, host_dirs::copy_in(fs.mem(), map)?));
+        let copy = host_dirs::copy_in(fs.mem(), map).map_err(|err| {
+            if err.contains("EDQUOT") || err.contains("Disk quota exceeded") {
+                format!(
+                    "{err} (the sandbox's files may hold {} bytes: raise it with --quota)",
+                    options.quota_bytes
+                )
+            } else {
+                err
+            }
+        })?;
+        copied.push((map, copy));
     }
     let limits = guest_limits(&options);
     limits.validate().map_err(|err| err.to_string())?;
@@ -162,15 +179,6 @@ async fn run_script(
             ));
         }
     }
-    let stdin = if std::io::stdin().is_terminal() {
-        None
-    } else {
-        let mut input = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut input)
-            .map_err(|err| format!("reading stdin: {err}"))?;
-        Some(input)
-    };
     let mut forward = |stream: Stream, bytes: &[u8]| {
         // A closed pipe (`| head`) ends the output, not the script.
         let _ = match stream {
@@ -180,7 +188,25 @@ async fn run_script(
             Stream::Stderr => std::io::stderr().write_all(bytes),
         };
     };
-    let outcome = shell.exec_with_stdin(&text, stdin, &mut forward).await;
+    let stdin = if std::io::stdin().is_terminal() {
+        None
+    } else {
+        Some(stdin_stream::open().await?)
+    };
+    let outcome = match stdin {
+        None => shell.exec_with_stdin(&text, None, &mut forward).await,
+        Some(ScriptStdin::Whole(bytes)) => {
+            shell
+                .exec_with_stdin(&text, Some(bytes), &mut forward)
+                .await
+        }
+        // `yes | sandtab sh -c 'head -n1'` ends, with bounded memory.
+        Some(ScriptStdin::Streamed(source)) => {
+            shell
+                .exec_with_stdin_stream(&text, Arc::new(source), &mut forward)
+                .await
+        }
+    };
     Ok(outcome.exit_code)
 }
 
