@@ -10,9 +10,9 @@ pub struct GuestLimits {
     /// is entered, and a `br_table` by its size, so fuel is not a count of executed
     /// instructions: CPython's interpreter loop burns about 10^11 per second.
     pub fuel: u64,
-    /// Bytes of linear memory each memory may grow to.
+    /// Bytes of linear memory the run may hold, all its memories together.
     pub memory_bytes: u64,
-    /// Elements each table may grow to.
+    /// Table elements the run may hold, all its tables together.
     pub table_elements: u64,
     /// Instances, memories and tables the run may create (each counted on its own).
     pub instances: u64,
