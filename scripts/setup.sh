@@ -32,6 +32,11 @@ GUEST_WHEEL_FILES=(
 RUST_GUEST_TARGET=wasm32-wasip1
 RUST_GUEST_PACKAGES=(rustc-web cargo-web rust-web-src lld-22 wasi-libc)
 WASI_LIBDIR=/usr/lib/wasm32-wasi
+# wasmtime (Python package), the oracle the WASI conformance recording comes from.
+WASMTIME_VERSION=50.0.1
+WASMTIME_WHEEL=wasmtime-50.0.1-py3-none-manylinux1_x86_64.whl
+WASMTIME_WHEEL_SHA256=cc14c3a17654e0394e0225b11813532ef0cd7bd1e222a0c5494cdedaabeddac4
+WASMTIME_PYTHONPATH="${XDG_CACHE_HOME:-$HOME/.cache}/sandtab/oracle/wasmtime-$WASMTIME_VERSION"
 # The shell's compatibility suite runs every case in real bash with the GNU tools agents
 # know (and GNU awk, not Debian's default mawk).
 COMPAT_PACKAGES=(bash coreutils findutils grep sed gawk diffutils patch file jq tar gzip)
@@ -259,19 +264,27 @@ fetch_wheel_guests() { # $1: the repository root
   done
 }
 
-# Builds tests/guests/rust into target/guests/rust/rust_guest.wasm when a file under its src/,
-# or its Cargo.toml, is newer than the module, or the compiler changed. A toolchain that has the
+# Builds the Rust guest package tests/guests/$2 into target/guests/rust/$3.wasm when a file under
+# its src/, or its Cargo.toml, is newer than the module, or the compiler changed. A toolchain that has the
 # wasm32-wasip1 std installed (rustup's, or the one on PATH) builds it the ordinary way;
 # otherwise Debian's rustc-web builds std for the target (-Zbuild-std, about a minute of CPU)
 # and links Debian's wasi-libc instead of the self-contained one it lacks. Both set
 # RUSTC_BOOTSTRAP=1: the guest uses std::os::wasi::fs, still unstable (feature wasi_ext). A
 # target directory of its own keeps it apart from the workspace's builds.
-build_rust_guest() { # $1: the repository root
-  local src="$1/tests/guests/rust" out="$1/target/guests/rust" build="$1/target/guests/rust-build"
-  local wasm="$out/rust_guest.wasm" cargo rustc how stamp t0=$SECONDS
+build_rust_guest() { # $1: the repository root, $2: the package under tests/guests, $3: its binary
+  local src="$1/tests/guests/$2" out="$1/target/guests/rust" build="$1/target/guests/$2-build"
+  local wasm="$out/$3.wasm" stamp_file="$1/target/guests/rust/.$3.stamp" cargo rustc how stamp t0=$SECONDS
   local env=(RUSTC_BOOTSTRAP=1) flags=(--release --quiet --target "$RUST_GUEST_TARGET") installed=""
   [ -f "$src/Cargo.toml" ] || die "no Rust guest in $src"
-  if command -v rustup >/dev/null; then installed="$(timeout 30 rustup target list --installed 2>/dev/null || true)"; fi
+  if command -v rustup >/dev/null; then
+    installed="$(timeout 30 rustup target list --installed 2>/dev/null || true)"
+    # Where rustup can download the target, that is the quick route; where it cannot, the
+    # short timeout gives way to Debian's rustc-web below.
+    if ! grep -qx "$RUST_GUEST_TARGET" <<< "$installed" &&
+      timeout 60 rustup target add "$RUST_GUEST_TARGET" >/dev/null 2>&1; then
+      installed="$(timeout 30 rustup target list --installed 2>/dev/null || true)"
+    fi
+  fi
   if grep -qx "$RUST_GUEST_TARGET" <<< "$installed"; then
     cargo="$(rustup which cargo)" && rustc="$(rustup which rustc)" || die "rustup which cargo/rustc failed"
     how="rustup toolchain"
@@ -291,24 +304,24 @@ build_rust_guest() { # $1: the repository root
     flags+=(-Zbuild-std=std,panic_abort)
   fi
   stamp="$how: $("$rustc" --version)" || die "$rustc does not run"
-  if [ -f "$wasm" ] && [ "$(cat "$out/.build-stamp" 2>/dev/null)" = "$stamp" ] &&
+  if [ -f "$wasm" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ] &&
     [ -z "$(find "$src/src" "$src/Cargo.toml" -newer "$wasm" -type f -print -quit)" ]; then
-    note "Rust guest: already up to date (target/guests/rust/rust_guest.wasm)"
+    note "Rust guest $3: already up to date (target/guests/rust/$3.wasm)"
     return
   fi
-  note "cargo build --target $RUST_GUEST_TARGET: tests/guests/rust -> target/guests/rust/rust_guest.wasm"
+  note "cargo build --target $RUST_GUEST_TARGET: tests/guests/$2 -> target/guests/rust/$3.wasm"
   note "with $stamp"
   mkdir -p "$out"
-  rm -f "$out/.build-stamp"
+  rm -f "$stamp_file"
   env "${env[@]}" RUSTC="$rustc" nice "$cargo" build "${flags[@]}" \
     --manifest-path "$src/Cargo.toml" --target-dir "$build" ||
-    die "building the Rust guest (tests/guests/rust) for $RUST_GUEST_TARGET failed (with $stamp)"
-  [ -f "$build/$RUST_GUEST_TARGET/release/rust_guest.wasm" ] ||
-    die "cargo left no $build/$RUST_GUEST_TARGET/release/rust_guest.wasm"
-  cp "$build/$RUST_GUEST_TARGET/release/rust_guest.wasm" "$wasm.tmp" && mv "$wasm.tmp" "$wasm" ||
+    die "building the Rust guest (tests/guests/$2) for $RUST_GUEST_TARGET failed (with $stamp)"
+  [ -f "$build/$RUST_GUEST_TARGET/release/$3.wasm" ] ||
+    die "cargo left no $build/$RUST_GUEST_TARGET/release/$3.wasm"
+  cp "$build/$RUST_GUEST_TARGET/release/$3.wasm" "$wasm.tmp" && mv "$wasm.tmp" "$wasm" ||
     die "cannot copy the Rust guest to $wasm"
-  printf '%s\n' "$stamp" > "$out/.build-stamp"
-  note "Rust guest built in $((SECONDS - t0)) s: $(wc -c < "$wasm") bytes"
+  printf '%s\n' "$stamp" > "$stamp_file"
+  note "Rust guest $3 built in $((SECONDS - t0)) s: $(wc -c < "$wasm") bytes"
 }
 
 setup_guests() {
@@ -316,8 +329,38 @@ setup_guests() {
   local root="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
   apt_install "${GUEST_PACKAGES[@]}"
   build_c_guests "$root"
-  build_rust_guest "$root"
+  build_rust_guest "$root" rust rust_guest
+  build_rust_guest "$root" wasi-conform wasi_conform
   fetch_wheel_guests "$root"
+  setup_wasmtime_oracle
+}
+
+# wasmtime's Python package, the oracle the WASI conformance guest's expected output was
+# recorded from (tests/guests/wasi-conform/check.py): a pinned wheel, checked by SHA-256,
+# unpacked into a directory of its own (PYTHONPATH), not into the system's Python.
+setup_wasmtime_oracle() {
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/sandtab/oracle" wheel
+  wheel="$cache/$WASMTIME_WHEEL"
+  if [ -f "$WASMTIME_PYTHONPATH/wasmtime/__init__.py" ] &&
+    [ "$(cat "$WASMTIME_PYTHONPATH/.sha256" 2>/dev/null)" = "$WASMTIME_WHEEL_SHA256" ]; then
+    note "already installed: wasmtime $WASMTIME_VERSION (Python) in $WASMTIME_PYTHONPATH"
+    return
+  fi
+  mkdir -p "$cache"
+  if [ ! -f "$wheel" ] || [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$WASMTIME_WHEEL_SHA256" ]; then
+    note "downloading wasmtime==$WASMTIME_VERSION (the WASI oracle, Python wheel) into $cache"
+    rm -f "$wheel"
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+      --platform manylinux1_x86_64 --dest "$cache" "wasmtime==$WASMTIME_VERSION" ||
+      die "pip download wasmtime==$WASMTIME_VERSION failed"
+  fi
+  [ "$(sha256sum "$wheel" | cut -d' ' -f1)" = "$WASMTIME_WHEEL_SHA256" ] ||
+    die "$wheel: SHA-256 is not $WASMTIME_WHEEL_SHA256"
+  rm -rf "$WASMTIME_PYTHONPATH"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --no-index \
+    --target "$WASMTIME_PYTHONPATH" "$wheel" || die "pip install $wheel failed"
+  echo "$WASMTIME_WHEEL_SHA256" > "$WASMTIME_PYTHONPATH/.sha256"
+  note "installed wasmtime $WASMTIME_VERSION (Python) into $WASMTIME_PYTHONPATH"
 }
 
 setup_compat_tools() {

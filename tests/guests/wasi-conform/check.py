@@ -2,7 +2,7 @@
 """Runs the WASI conformance guest in wasmtime, the oracle, and records or checks its output.
 
   python3 tests/guests/wasi-conform/check.py record   run every case in wasmtime and write
-                                                      expected/LABEL.{stdout,stderr,status,tree}
+                                                      what it printed into expected.json
   python3 tests/guests/wasi-conform/check.py check    run them again and compare
   ... [LABEL...]                                      only these cases
 
@@ -10,8 +10,8 @@ Each case runs in a child process whose stdin, stdout and stderr are pipes (as a
 are in sandtab), with a fresh empty directory preopened at /sandbox (fd 3). `status` is the
 exit code or `trap`; `tree` lists what the directory holds afterwards (one line per entry:
 `d PATH`, `f PATH SIZE`, `l PATH -> TARGET`, sorted). sandtab's tests (crates/wasi/tests/
-wasi_conformance.rs natively, crates/web/tests/conformance.rs in browsers) compare with these
-files; the documented differences are listed in differences.json.
+wasi_conformance.rs natively, crates/web/tests/conformance.rs in browsers) compare with that
+recording.
 """
 import json
 import os
@@ -22,7 +22,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 WASM = os.path.join(ROOT, "target", "guests", "rust", "wasi_conform.wasm")
-EXPECTED = os.path.join(HERE, "expected")
+EXPECTED = os.path.join(HERE, "expected.json")
 GUEST_DIR = "/sandbox"
 WASMTIME_VERSION = "50.0.1"
 
@@ -115,24 +115,34 @@ def main():
     mode, labels = sys.argv[1], sys.argv[2:]
     if not os.path.exists(WASM):
         sys.exit(f"{WASM} is missing: run ./dev setup")
-    os.makedirs(EXPECTED, exist_ok=True)
-    failed = 0
+    try:
+        with open(EXPECTED, encoding="utf-8") as f:
+            recorded = json.load(f)
+    except FileNotFoundError:
+        recorded = {"cases": {}}
+    failed = []
     with tempfile.TemporaryDirectory() as scratch:
         for case in load_cases(labels):
-            got = run(case, scratch)
-            for stream, data in got.items():
-                path = os.path.join(EXPECTED, f"{case['label']}.{stream}")
-                if mode == "record":
-                    with open(path, "wb") as f:
-                        f.write(data)
-                else:
-                    want = open(path, "rb").read() if os.path.exists(path) else b""
-                    if want != data:
-                        failed += 1
-                        print(f"FAIL {case['label']} {stream}")
-            print(f"{mode} {case['label']}: status {got['status'].decode().strip()}")
+            got = {stream: data.decode("utf-8") for stream, data in run(case, scratch).items()}
+            if mode == "record":
+                recorded["cases"][case["label"]] = got
+            elif recorded["cases"].get(case["label"]) != got:
+                failed.append(case["label"])
+                print(f"FAIL {case['label']}: wasmtime now prints something else")
+            print(f"{mode} {case['label']}: status {got['status'].strip()}")
+    if mode == "record":
+        labels_known = [c["label"] for c in load_cases([])]
+        recorded = {
+            "comment": "Recorded from wasmtime by check.py record; never edited by hand. Per case: "
+                       "stdout, stderr, status (exit code or trap) and tree (what /sandbox held after).",
+            "wasmtime": WASMTIME_VERSION,
+            "cases": {label: recorded["cases"][label] for label in labels_known if label in recorded["cases"]},
+        }
+        with open(EXPECTED, "w", encoding="utf-8") as f:
+            json.dump(recorded, f, indent=1, ensure_ascii=False)
+            f.write("\n")
     if failed:
-        sys.exit(1)
+        sys.exit(f"{len(failed)} case(s) differ from the recording: {', '.join(failed)}")
 
 
 if __name__ == "__main__":

@@ -3,9 +3,6 @@
 
 use wasi::{ERRNO_FAULT, Errno};
 
-/// The most iovecs one call may pass (Linux's IOV_MAX).
-const IOV_MAX: u32 = 1024;
-
 /// A guest's linear memory, for one host call.
 pub(super) struct Mem<'a>(pub(super) &'a mut [u8]);
 
@@ -74,17 +71,5 @@ impl Mem<'_> {
             return Err(wasi::ERRNO_NOMEM);
         }
         std::str::from_utf8(self.bytes(ptr, len)?).map_err(|_| wasi::ERRNO_ILSEQ)
-    }
-
-    /// The (pointer, length) pairs of an iovec array (at most IOV_MAX, as POSIX).
-    pub(super) fn iovecs(&self, ptr: u32, count: u32) -> Result<Vec<(u32, u32)>, Errno> {
-        if count > IOV_MAX {
-            return Err(wasi::ERRNO_INVAL);
-        }
-        let size = count.checked_mul(8).ok_or(ERRNO_FAULT)?;
-        self.bytes(ptr, size)?;
-        (0..count)
-            .map(|i| Ok((self.u32(ptr + i * 8)?, self.u32(ptr + i * 8 + 4)?)))
-            .collect()
     }
 }
