@@ -65,6 +65,9 @@ export type Reply =
   | { type: 'output'; id: number; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'error'; id: number; message: string; code?: string }
+  // The runtime panicked or trapped: every pending and later call fails with
+  // SANDBOX_CRASHED, and the worker ends (see worker.ts `crash`).
+  | { type: 'crashed'; message: string }
   | { type: 'progress'; event: ProgressEvent }
   // A guest asks the page to run a host call.
   | { type: 'hostCall'; callId: number; name: string; args: string }

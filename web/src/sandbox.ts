@@ -32,7 +32,9 @@ export class SandboxError extends Error {
    * `EUCLEAN` for corrupt stored data, `ENOTSUP` for data of an unknown format,
    * `EBUSY` for a sandbox open in another tab); for a refused or failed tool call the
    * capability code (`CAP_DENIED`, `CAP_BAD_ARGS`, `CAP_CONSTRAINT`, `CAP_MAX_CALLS`,
-   * `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`). */
+   * `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`); `SANDBOX_CRASHED` when the runtime panicked
+   * or its worker failed: that call, every pending one and every later one fail with
+   * it, and the worker is gone (create the sandbox again: the saved files are there). */
   readonly code: string | undefined;
 
   constructor(message: string, code?: string) {
@@ -59,6 +61,10 @@ interface RawResult {
   stderrNote: string | null;
   saveError: SaveError | null;
 }
+
+/** `SandboxError.code` of a sandbox whose runtime crashed (a panic, a trap, a failed
+ * worker). */
+const CRASHED = 'SANDBOX_CRASHED';
 
 /** The runtime compiled by this page's first worker, by worker script URL: later
  * workers instantiate it instead of compiling the module again. */
@@ -116,6 +122,9 @@ export class Sandbox {
         } else if (reply.type === 'initError') {
           worker.terminate();
           reject(new SandboxError(reply.message, reply.code));
+        } else if (reply.type === 'crashed') {
+          worker.terminate();
+          reject(new SandboxError(reply.message, CRASHED));
         } else {
           // Opening may already use the doors: MCP servers are connected to first.
           sandbox.#receive(reply);
@@ -123,7 +132,11 @@ export class Sandbox {
       };
       worker.onerror = (event: ErrorEvent) => {
         worker.terminate();
-        reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`));
+        reject(new SandboxError(`the sandtab worker failed to start: ${event.message || 'unknown error'}`, CRASHED));
+      };
+      worker.onmessageerror = () => {
+        worker.terminate();
+        reject(new SandboxError('the sandtab worker sent a message that could not be read', CRASHED));
       };
       const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ui: _u, uiScripts: _s, ...rest } = options;
       const workerOptions: WorkerOptions = capabilities ? { ...rest, capabilities } : rest;
@@ -137,9 +150,13 @@ export class Sandbox {
       };
       worker.postMessage(init);
     });
+    // The worker's script failed outside anything it caught (it reports the runtime's
+    // own crashes as `crashed`): the same end.
     worker.onerror = (event: ErrorEvent) => {
-      sandbox.#fail(new SandboxError(`the sandtab worker crashed: ${event.message || 'unknown error'}`));
+      event.preventDefault();
+      sandbox.#crash(`the sandtab worker failed: ${event.message || 'unknown error'}`);
     };
+    worker.onmessageerror = () => sandbox.#crash('the sandtab worker sent a message that could not be read');
     return sandbox;
   }
 
@@ -461,6 +478,10 @@ export class Sandbox {
 
   #receive(reply: Reply): void {
     if (reply.type === 'ready' || reply.type === 'initError') return;
+    if (reply.type === 'crashed') {
+      this.#crash(reply.message);
+      return;
+    }
     if (reply.type === 'progress') {
       this.#onProgress?.(reply.event);
       return;
@@ -558,7 +579,16 @@ export class Sandbox {
     if (this.#dead === null) this.#worker.postMessage(answer);
   }
 
+  /** The runtime is broken: no call may reach it again. Terminating the worker (if it
+   * has not ended itself) releases the sandbox's Web Lock, so it can be opened again. */
+  #crash(message: string): void {
+    this.#worker.terminate();
+    this.#fail(new SandboxError(message, CRASHED));
+  }
+
   #fail(err: SandboxError): void {
+    // The first cause stays: a later terminate() must not hide a crash.
+    if (this.#dead !== null) return;
     this.#dead = err;
     this.#net.dispose();
     this.#ui.close();

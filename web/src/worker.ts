@@ -13,6 +13,10 @@ import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let sandbox: WasmSandbox | null = null;
 let queue: Promise<void> = Promise.resolve();
+/** The runtime's memory, to tell an out-of-memory abort from other crashes. */
+let memory: WebAssembly.Memory | null = null;
+/** Set once the runtime has crashed: nothing more is done, the worker is ending. */
+let crashed = false;
 
 function post(reply: Reply, transfer: Transferable[] = []): void {
   scope.postMessage(reply, transfer);
@@ -25,6 +29,61 @@ function describe(err: unknown): { message: string; code?: string } {
   }
   return { message: String(err) };
 }
+
+/** Where the runtime's panic hook leaves the message (crates/web/src/crash.rs). */
+const PANIC_GLOBAL = '__sandtabPanic';
+
+function panicMessage(): string | null {
+  const message = (scope as unknown as Record<string, unknown>)[PANIC_GLOBAL];
+  return typeof message === 'string' ? message : null;
+}
+
+/** Whether `err` means the runtime is broken: a trap (a panic aborts with one on
+ * wasm32, as do `unreachable` and an allocation that fails) or a recorded panic. Its
+ * state may be half-changed, so it must not be called again. */
+function isCrash(err: unknown): boolean {
+  return err instanceof WebAssembly.RuntimeError || panicMessage() !== null;
+}
+
+/** The runtime's memory can grow to 4 GiB at most, and a failed allocation aborts with a
+ * bare trap: past this size, a trap most likely means it ran out. (The request that
+ * failed is not known: it may have asked for 1 GiB more.) */
+const OOM_HINT_BYTES = 2 * 2 ** 30;
+
+/** Poisons this sandbox: tells the page (which fails every pending and later call with
+ * SANDBOX_CRASHED and terminates this worker) and ends the worker, releasing the Web
+ * Lock, so that opening the same name again gets a fresh runtime and the saved files. */
+function crash(cause: unknown): void {
+  if (crashed) return;
+  crashed = true;
+  const panic = panicMessage();
+  const what = panic !== null ? `panicked: ${panic}` : `crashed: ${describeCrash(cause)}`;
+  const size = memory?.buffer.byteLength ?? 0;
+  const oom =
+    panic === null && size >= OOM_HINT_BYTES ? ` (its memory had grown to ${Math.round(size / 2 ** 20)} MiB: most likely it ran out)` : '';
+  post({
+    type: 'crashed',
+    message: `the sandbox runtime ${what}${oom}; this Sandbox is closed: create it again to reopen its saved files`,
+  });
+  scope.close();
+}
+
+function describeCrash(cause: unknown): string {
+  if (cause instanceof Error) return `${cause.name}: ${cause.message}`;
+  return String(cause);
+}
+
+// An error that escapes a handler (a trap while a wasm future runs in a microtask) or
+// the worker's own script: nothing can tell what state it left.
+scope.addEventListener('error', (event: ErrorEvent) => {
+  event.preventDefault();
+  crash(event.error ?? event.message);
+});
+scope.addEventListener('unhandledrejection', (event: PromiseRejectionEvent) => {
+  if (!isCrash(event.reason)) return;
+  event.preventDefault();
+  crash(event.reason);
+});
 
 /** How long to wait for a tab (or a terminated worker) that is letting the sandbox go. */
 const LOCK_WAIT_MS = 2000;
@@ -138,6 +197,7 @@ async function installPrograms(box: WasmSandbox, programs: ProgramSpec[]): Promi
       box.installProgram(spec.names, bytes, spec.sha256);
       progress({ program, phase: 'ready', loaded: bytes.length, total: bytes.length });
     } catch (err) {
+      if (isCrash(err)) return crash(err);
       progress({ program, phase: 'error', loaded: 0, total: 0, message: describe(err).message });
     }
   }
@@ -147,11 +207,11 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
   // A module compiled by an earlier worker only needs instantiating (compiling the
   // runtime is most of a worker's start-up).
   try {
-    await init(module ? { module_or_path: module } : undefined);
+    memory = (await init(module ? { module_or_path: module } : undefined)).memory;
   } catch (err) {
     // A module from before the site was updated does not fit this worker's glue.
     if (!module) throw err;
-    await init();
+    memory = (await init()).memory;
   }
   const storage = options.storage ?? ('indexedDB' in scope ? 'indexeddb' : 'memory');
   const name = options.name ?? 'default';
@@ -172,11 +232,13 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
 }
 
 async function handle(request: Request): Promise<void> {
+  if (crashed) return;
   if (request.type === 'init') {
     try {
       await start(request.options, request.module, request.hostCall);
     } catch (err) {
-      post({ type: 'initError', ...describe(err) });
+      if (isCrash(err)) crash(err);
+      else post({ type: 'initError', ...describe(err) });
     }
     return;
   }
@@ -217,7 +279,7 @@ async function handle(request: Request): Promise<void> {
     return;
   }
   const id = request.id;
-  const fail = (err: unknown) => post({ type: 'error', id, ...describe(err) });
+  const fail = (err: unknown) => (isCrash(err) ? crash(err) : post({ type: 'error', id, ...describe(err) }));
   switch (request.type) {
     case 'exec': {
       const run = async () => {

@@ -6,6 +6,7 @@
 
 mod agent_tools;
 mod convert;
+mod crash;
 mod doors;
 mod guest_host;
 pub mod idb_store;
@@ -37,7 +38,7 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
 fn start() {
-    console_error_panic_hook::set_once();
+    crash::install_panic_hook();
 }
 
 /// This runtime's compiled `WebAssembly.Module`, which the page hands to the next worker

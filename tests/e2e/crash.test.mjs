@@ -1,0 +1,82 @@
+// End to end, issue 19: a runtime that crashes is poisoned, not half-alive. The crash is
+// a real one: with a quota larger than memory, `truncate -s 1G` (one exec per file, so
+// no per-exec write limit stops it) fills the runtime's memory (wasm32: 4 GiB at most)
+// until an allocation fails and Rust aborts with a trap, inside the running exec. The call that crashed, the one
+// queued behind it and every later call must fail with SANDBOX_CRASHED; the worker must
+// be gone (its Web Lock released), and the same sandbox must open again with the files
+// saved before the crash.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
+
+for (const name of browserNames) {
+  describe(`a crashed runtime in ${name}`, () => {
+    let server;
+    let browser;
+
+    before(async () => {
+      server = await serve(DEMO_ROOT);
+      browser = await launch(name);
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    test('poisons its Sandbox, and the same name opens again with the saved files', async () => {
+      const { page } = await openPage(browser, `${server.url}?sandbox=crash-demo`);
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
+      const outcome = await page.evaluate(async () => {
+        const { Sandbox } = window.sandtab;
+        const settle = (promise) =>
+          promise.then(
+            (value) => ({ ok: true, value }),
+            (err) => ({ ok: false, name: err.name, code: err.code, message: err.message }),
+          );
+        // Files may hold far more than memory: the runtime, not the quota, gives out.
+        const box = await Sandbox.create({
+          name: 'crash',
+          quota: { maxBytes: 64 * 2 ** 30, maxFileSize: 2 ** 30 },
+          limits: { timeoutMs: 600_000 },
+        });
+        const saved = await box.exec('echo precious > saved.txt');
+        let crash = null;
+        let queued = null;
+        let grown = 0;
+        // In /tmp (memory only): nothing of it is saved.
+        for (let i = 1; i <= 8 && crash === null; i++) {
+          const [grow, behind] = await Promise.all([
+            settle(box.exec(`truncate -s 1G /tmp/f${i}`)),
+            settle(box.exec('echo queued > queued.txt')),
+          ]);
+          if (grow.ok && grow.value.exitCode === 0) grown += 1;
+          else if (grow.ok) return { unexpected: grow.value };
+          else [crash, queued] = [grow, behind];
+        }
+        const later = await settle(box.exec('echo later'));
+        const laterList = await settle(box.listDir('/'));
+        // The Web Lock went with the worker: the name opens again at once.
+        const again = await Sandbox.create({ name: 'crash' });
+        const reopened = await again.exec('cat saved.txt queued.txt; ls /tmp | wc -l');
+        again.terminate();
+        return { saved: saved.exitCode, grown, crash, queued, later, laterList, reopened };
+      });
+      assert.equal(outcome.unexpected, undefined, JSON.stringify(outcome.unexpected));
+      assert.equal(outcome.saved, 0);
+      assert.ok(outcome.grown >= 1, `the first 1 GiB file fits: ${JSON.stringify(outcome)}`);
+      assert.equal(outcome.crash?.code, 'SANDBOX_CRASHED', JSON.stringify(outcome));
+      assert.equal(outcome.crash.name, 'SandboxError');
+      assert.match(outcome.crash.message, /^the sandbox runtime crashed: RuntimeError: unreachable.*most likely it ran out.*create it again/);
+      for (const call of [outcome.queued, outcome.later, outcome.laterList]) {
+        assert.equal(call.ok, false, JSON.stringify(call));
+        assert.equal(call.code, 'SANDBOX_CRASHED');
+        assert.equal(call.message, outcome.crash.message);
+      }
+      assert.equal(outcome.reopened.stdout, 'precious\nqueued\n0\n', outcome.reopened.stderr);
+      await page.close();
+    });
+  });
+}
