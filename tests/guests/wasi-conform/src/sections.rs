@@ -42,6 +42,7 @@ pub fn run(section: &str, args: &[String]) -> bool {
         "misc" => misc(),
         "fault" => return fault(args.first().map(String::as_str).unwrap_or("")),
         "bad" => return bad(args.first().map(String::as_str).unwrap_or("")),
+        "exit" => sys::proc_exit(args.first().and_then(|code| code.parse().ok()).unwrap_or(1)),
         _ => return false,
     }
     true
