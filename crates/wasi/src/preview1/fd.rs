@@ -48,6 +48,8 @@ pub(crate) struct WasiCtx {
     pub(crate) args: Vec<String>,
     pub(crate) env: Vec<String>,
     pub(crate) fds: BTreeMap<u32, Fd>,
+    /// The preopened directories' paths, which bound how far `..` may climb.
+    preopened: Vec<VfsPath>,
     /// Numbers closed since, handed out again highest first (as wasmtime does).
     free: BTreeSet<u32>,
     pub(crate) stdin: VecDeque<u8>,
@@ -84,6 +86,7 @@ impl WasiCtx {
         output_limit: u64,
     ) -> Self {
         let mut fds = BTreeMap::from([(0, Fd::Stdin), (1, Fd::Stdout), (2, Fd::Stderr)]);
+        let preopened = preopens.iter().map(|(_, path, _)| path.clone()).collect();
         for (fd, (name, path, _writable)) in (3..).zip(preopens) {
             fds.insert(
                 fd,
@@ -100,6 +103,7 @@ impl WasiCtx {
             args,
             env,
             fds,
+            preopened,
             free: BTreeSet::new(),
             stdin: VecDeque::new(),
             stdin_ended: false,
@@ -150,7 +154,11 @@ impl WasiCtx {
         }
     }
 
-    /// Where a guest's `path` leads beneath directory `fd` (see `resolve`).
+    /// Where a guest's `path` leads from directory `fd` (see `resolve`). It may climb
+    /// with `..` up to the widest preopen holding that directory, not further: with only
+    /// `/sandbox` preopened that is the descriptor's own preopen, as in wasmtime; with the
+    /// sandbox's root preopened (every shell run) `../in.txt` from the working directory
+    /// works, since the root preopen grants that file anyway.
     pub(crate) fn resolve(
         &self,
         fd: u32,
@@ -158,7 +166,24 @@ impl WasiCtx {
         follow_last: bool,
     ) -> Result<super::resolve::Resolved, Errno> {
         let base = self.dir(fd)?.path.clone();
-        super::resolve::resolve(self.fs.mem(), &base, path, follow_last)
+        let boundary = self.boundary(&base);
+        super::resolve::resolve(self.fs.mem(), &boundary, &base, path, follow_last)
+    }
+
+    /// The widest preopen holding `dir` (or `dir` itself, if none does).
+    fn boundary(&self, dir: &VfsPath) -> VfsPath {
+        self.preopened
+            .iter()
+            .filter(|preopen| dir.starts_with(preopen))
+            .min_by_key(|preopen| preopen.components().len())
+            .unwrap_or(dir)
+            .clone()
+    }
+
+    /// Whether paths from directory `fd` may reach the whole sandbox (the root is
+    /// preopened above it), so that an absolute symlink target names a sandbox path.
+    pub(crate) fn reaches_root(&self, fd: u32) -> Result<bool, Errno> {
+        Ok(self.boundary(&self.dir(fd)?.path).is_root())
     }
 
     /// A new descriptor's number: the highest one closed before, or one past the

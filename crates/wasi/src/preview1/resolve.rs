@@ -1,7 +1,8 @@
-//! Path resolution beneath a directory descriptor, as a WASI host does it (wasmtime on
-//! Linux: `openat2` with `RESOLVE_BENEATH`): component by component, `..` never above the
-//! descriptor's directory, symlinks followed by hand and refused when they lead out (an
-//! absolute target, or `..` past the start), a trailing slash demanding a directory.
+//! Path resolution beneath a directory, as a WASI host does it (wasmtime on Linux:
+//! `openat2` with `RESOLVE_BENEATH`): component by component, `..` never above the
+//! boundary, symlinks followed by hand and refused when they lead out (`..` past the
+//! boundary, or an absolute target unless the boundary is the sandbox's root), a trailing
+//! slash demanding a directory.
 //! The result is a canonical sandbox path without symlinks (but the last component when
 //! it is not followed), so the VFS's own resolution has nothing left to do.
 
@@ -25,10 +26,12 @@ pub(crate) struct Resolved {
     pub(crate) is_base: bool,
 }
 
-/// Resolves `path` beneath `base`. `follow_last`: follow a symlink in the last component.
+/// Resolves `path` from directory `start`, never above `base` (an ancestor of `start`, or
+/// `start` itself). `follow_last`: follow a symlink in the last component.
 pub(crate) fn resolve(
     fs: &MemFs,
     base: &VfsPath,
+    start: &VfsPath,
     path: &str,
     follow_last: bool,
 ) -> Result<Resolved, Errno> {
@@ -44,7 +47,7 @@ pub(crate) fn resolve(
     let must_be_dir = path.ends_with('/');
     let mut queue: VecDeque<String> = components(path)?;
     // Names beneath `base`, each an existing directory but perhaps the last.
-    let mut stack: Vec<String> = Vec::new();
+    let mut stack: Vec<String> = start.components()[base.components().len()..].to_vec();
     let mut links = 0;
     let mut last_was_name = false;
     while let Some(part) = queue.pop_front() {
@@ -73,7 +76,11 @@ pub(crate) fn resolve(
                             .read_link(&here)
                             .map_err(|e| super::errno::errno_of(&e))?;
                         if target.starts_with('/') {
-                            return Err(wasi::ERRNO_PERM);
+                            // Inside the root preopen an absolute target is a sandbox path.
+                            if !base.is_root() {
+                                return Err(wasi::ERRNO_PERM);
+                            }
+                            stack.clear();
                         }
                         if target.is_empty() {
                             return Err(wasi::ERRNO_NOENT);
