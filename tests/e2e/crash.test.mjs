@@ -78,5 +78,59 @@ for (const name of browserNames) {
       assert.equal(outcome.reopened.stdout, 'precious\nqueued\n0\n', outcome.reopened.stderr);
       await page.close();
     });
+
+    // No known input makes the runtime panic any more, so this one speaks the worker's
+    // protocol itself and calls `debugPanic`, which only debug builds of the runtime have
+    // (crates/web/src/crash.rs): skipped against a release build.
+    test("a panic's message reaches the page, and the worker lets the sandbox go", async (t) => {
+      const { page } = await openPage(browser, `${server.url}?sandbox=panic-demo`);
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
+      const outcome = await page.evaluate(async () => {
+        const worker = new Worker(new URL('./worker.js', location.href), { type: 'module' });
+        const replies = [];
+        let notify = () => {};
+        worker.onmessage = (event) => {
+          replies.push(event.data);
+          notify();
+        };
+        const next = async (type) => {
+          for (;;) {
+            const found = replies.find((reply) => reply.type === type || reply.type === 'crashed' || reply.type === 'error');
+            if (found) {
+              replies.splice(replies.indexOf(found), 1);
+              return found;
+            }
+            await new Promise((resolve) => (notify = resolve));
+          }
+        };
+        worker.postMessage({ type: 'init', options: { name: 'panic' } });
+        const ready = await next('ready');
+        if (ready.type !== 'ready') return { init: ready };
+        worker.postMessage({ type: 'call', id: 1, method: 'writeFile', args: ['/home/agent/kept.txt', new TextEncoder().encode('kept\n')] });
+        const written = await next('result');
+        worker.postMessage({ type: 'call', id: 2, method: 'debugPanic', args: ['a test panic'] });
+        // Queued behind the panic: never answered, the worker is gone.
+        worker.postMessage({ type: 'call', id: 3, method: 'sessionNames', args: [] });
+        const crashed = await next('result');
+        // The worker closed itself (the page did not terminate it): its lock is free.
+        const { Sandbox } = window.sandtab;
+        const again = await Sandbox.create({ name: 'panic' });
+        const kept = new TextDecoder().decode(await again.readFile('/home/agent/kept.txt'));
+        again.terminate();
+        worker.terminate();
+        return { written, crashed, later: replies, kept };
+      });
+      assert.equal(outcome.init, undefined, JSON.stringify(outcome.init));
+      assert.equal(outcome.written.type, 'result', JSON.stringify(outcome.written));
+      if (outcome.crashed.type === 'error' && /unknown call debugPanic/.test(outcome.crashed.message)) {
+        t.skip('a release build of the runtime has no test-only panic');
+        return;
+      }
+      assert.equal(outcome.crashed.type, 'crashed', JSON.stringify(outcome.crashed));
+      assert.match(outcome.crashed.message, /^the sandbox runtime panicked: a test panic \(at crates\/web\/src\/crash\.rs:\d+:\d+\); this Sandbox is closed/);
+      assert.deepEqual(outcome.later, []);
+      assert.equal(outcome.kept, 'kept\n');
+      await page.close();
+    });
   });
 }
