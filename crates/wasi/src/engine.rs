@@ -71,6 +71,7 @@ impl GuestEngine {
                 fuel_per_bytes_translated: 0,
                 fuel_per_bytes_validated: 0,
             })
+            .operator_cost(grow_costs_most())
             .set_max_recursion_depth(usize::try_from(call_depth).unwrap_or(usize::MAX));
         Self {
             engine: wasmi::Engine::new(&config),
@@ -147,6 +148,30 @@ impl GuestEngine {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         cache.get(hash).cloned()
+    }
+}
+
+/// Fuel of one `memory.grow` or `table.grow`: the most wasmi allows for an operator.
+pub(crate) const GROW_FUEL: u8 = u8::MAX;
+
+/// wasmi's operator costs, but a `memory.grow` or `table.grow` costs [`GROW_FUEL`].
+///
+/// Natively wasmi dispatches by tail calls, but its `memory_grow` and `table_grow`
+/// handlers call the next handler without one (they pass the address of a local to
+/// the store; wasmi 2.0 says so in its PR #1946): each one executed leaves a host
+/// stack frame (176 and 160 bytes on x86_64) until the wasmi call returns, and a loop
+/// of 47,000 of them overflowed the 8 MiB main thread. Every other handler, calls and
+/// host calls included, ends in a real tail call (checked in the disassembly). wasmi
+/// charges an operator's fuel before the operator runs (when its block is entered),
+/// so a wasmi call given `F` fuel executes at most `F / GROW_FUEL` growths it pays
+/// for; the runner bounds `F` (`run::CALL_FUEL_MAX`), and so the frames. Real
+/// programs grow rarely (a growth that succeeds adds at least a page: at most 16,384
+/// of them under the default 1 GiB), so the price is nothing they notice.
+fn grow_costs_most() -> wasmi::OperatorCost {
+    wasmi::OperatorCost {
+        memory_grow: GROW_FUEL,
+        table_grow: GROW_FUEL,
+        ..wasmi::OperatorCost::default()
     }
 }
 

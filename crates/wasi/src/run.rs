@@ -1,6 +1,6 @@
 //! Running a WASI command: `_start` in fuel slices, with every wait awaited.
 
-use crate::engine::{CompiledModule, GuestEngine};
+use crate::engine::{CompiledModule, GROW_FUEL, GuestEngine};
 use crate::io::{GuestIo, OutStream, Platform};
 use crate::limiter::Limiter;
 use crate::preview1::{self, Block, Blocked, Pending, Retried, Stop, WasiCtx};
@@ -130,6 +130,24 @@ const SLICE_TARGET_NS: u64 = 8_000_000;
 const SLICE_MIN: u64 = 100_000;
 const SLICE_MAX: u64 = 256_000_000;
 
+/// The most fuel one wasmi call (a `call_resumable` or a `resume`) is given; a slice
+/// is run as several calls, resumed at once without yielding.
+///
+/// The bound on the host's stack: natively, each `memory.grow` or `table.grow` the
+/// guest executes leaves a host stack frame until the wasmi call returns (see
+/// `engine::grow_costs_most`). Each costs `GROW_FUEL` (255) and wasmi charges it before
+/// it runs, so one call pays for at most 2^20 / 255 = 4,112 of them: 4,112 frames ×
+/// 176 bytes (x86_64; 160 for `table.grow`) = 724 KB, 1.05 MB even at 256 bytes a
+/// frame, within a 2 MiB test thread and far within the 8 MiB main thread. A block
+/// whose own fuel is more than one call may take is refused (`Unsupported`): giving it
+/// more would lift the bound (CPython's largest is 24,815). Resuming costs about as
+/// much as a few hundred instructions, once per 2^20 fuel.
+pub(crate) const CALL_FUEL_MAX: u64 = 1 << 20;
+
+/// The growths one wasmi call can pay for, so the host frames they can leave: 4,112.
+const GROWTHS_PER_CALL: u64 = CALL_FUEL_MAX / GROW_FUEL as u64;
+const _: () = assert!(GROWTHS_PER_CALL * 256 < 1_100_000);
+
 /// Runs `module`'s `_start`. Never fails: every way a run ends is a [`RunOutcome`], and
 /// anything other than an exit is also explained on the guest's stderr.
 pub async fn run(
@@ -172,6 +190,10 @@ struct Runner {
     fuel_used: u64,
     slice: u64,
     slice_started_ns: u64,
+    /// Fuel of the current slice not yet handed to wasmi.
+    slice_left: u64,
+    /// Fuel the store held when last counted (see `count_fuel`).
+    given: u64,
 }
 
 impl Runner {
@@ -184,6 +206,8 @@ impl Runner {
             fuel_used: 0,
             slice: 1_000_000,
             slice_started_ns: started_ns,
+            slice_left: 1_000_000,
+            given: 0,
         }
     }
 
@@ -263,7 +287,7 @@ impl Runner {
         let mut linker = wasmi::Linker::new(&engine.engine);
         preview1::add_to_linker(&mut linker)
             .map_err(|err| GuestError::Io(format!("linking the WASI functions: {err}")))?;
-        store.set_fuel(self.slice_fuel()).map_err(trap)?;
+        self.refuel(store, 1)?;
         // The module has no start section left (see `start_export`): this only
         // creates the instance.
         let instance = linker
@@ -301,11 +325,22 @@ impl Runner {
                 ResumableCall::OutOfFuel(paused) => {
                     self.count_fuel(store);
                     // The next step may need more fuel than the budget has left.
+                    let required = paused.required_fuel();
                     let left = self.limits.fuel.saturating_sub(self.fuel_used);
-                    if paused.required_fuel() > left {
+                    if required > left {
                         return Err(GuestError::Limit(Limit::Fuel(self.limits.fuel)));
                     }
-                    self.between_slices(store, io).await?;
+                    if required > CALL_FUEL_MAX {
+                        return Err(GuestError::Unsupported(format!(
+                            "a block of its code needs {required} fuel at once; one step \
+                             of the interpreter takes at most {CALL_FUEL_MAX}"
+                        )));
+                    }
+                    if self.slice_left < required {
+                        self.between_slices(store, io).await?;
+                    }
+                    // Within the slice: a new wasmi call, at once (see CALL_FUEL_MAX).
+                    self.refuel(store, required)?;
                     call = paused
                         .resume(&mut *store, &mut [])
                         .map_err(|err| self.classify(err, store));
@@ -453,21 +488,33 @@ impl Runner {
         self.check_time_and_cancel(io)?;
         io.yield_now().await;
         self.check_time_and_cancel(io)?;
-        store.set_fuel(self.slice_fuel()).map_err(trap)?;
+        self.slice_left = self.slice;
         self.slice_started_ns = self.platform.monotonic_ns();
         Ok(())
     }
 
-    fn slice_fuel(&self) -> u64 {
-        self.slice
+    /// Gives the store the fuel for its next wasmi call: what the slice has left, at
+    /// least `required` (the block wasmi stopped at), at most [`CALL_FUEL_MAX`] and
+    /// what the budget has left.
+    fn refuel(&mut self, store: &mut Store<GuestState>, required: u64) -> Result<(), GuestError> {
+        let fuel = self
+            .slice_left
+            .max(required)
+            .min(CALL_FUEL_MAX)
             .min(self.limits.fuel.saturating_sub(self.fuel_used))
-            .max(1)
+            .max(1);
+        self.slice_left = self.slice_left.saturating_sub(fuel);
+        self.given = fuel;
+        store.set_fuel(fuel).map_err(trap)
     }
 
+    /// Adds the fuel used since the store was last refuelled or counted.
     fn count_fuel(&mut self, store: &Store<GuestState>) {
-        let given = self.slice_fuel();
         let left = store.get_fuel().unwrap_or(0);
-        self.fuel_used = self.fuel_used.saturating_add(given.saturating_sub(left));
+        self.fuel_used = self
+            .fuel_used
+            .saturating_add(self.given.saturating_sub(left));
+        self.given = left;
     }
 
     fn deadline_ns(&self) -> u64 {

@@ -42,6 +42,14 @@ def with_locals(n):
     return HEADER + TYPE + FUNC + EXPORT + section(10, vec([leb(len(body)) + body]))
 
 
+def grow_block(n):
+    """One memory (1 page) and a `_start` of one block of `n` times
+    `drop(memory.grow(i32.const 1))`: the block's fuel is paid when it is entered."""
+    memory = section(5, b"\x01\x00\x01")
+    body = vec([]) + b"\x41\x01\x40\x00\x1a" * n + b"\x0b"
+    return HEADER + TYPE + FUNC + memory + EXPORT + section(10, vec([leb(len(body)) + body]))
+
+
 CASES = {
     # The 15-byte module: a type section of 0xFFFFFFFF bytes.
     "section-length-ffffffff.wasm": HEADER + b"\x01" + FFFFFFFF + b"\x00",
@@ -64,6 +72,9 @@ CASES = {
     "many-locals-50000.wasm": with_locals(50000),
     "many-locals-30001.wasm": with_locals(30001),
     "locals-30000.wasm": with_locals(30000),
+    # 4,200 growths in one block: 4,200 x 255 fuel at once, more than one wasmi call
+    # may take (crates/wasi/src/run.rs, CALL_FUEL_MAX), so it is refused.
+    "grow-block-4200.wasm": grow_block(4200),
 }
 
 if __name__ == "__main__":
