@@ -71,7 +71,10 @@ fn run(preopens: &[(&str, &str)]) -> Vec<u8> {
 fn under_the_root_preopen_dotdot_and_absolute_symlinks_reach_sandbox_files() {
     let (ok, perm, notdir) = (0, 63, 54);
     // `/` and `.` as a shell run preopens them; fd 5 is the file the first call opened.
-    assert_eq!(run(&[("/", "/"), (".", "/work/pkg")]), [ok, ok, perm, notdir]);
+    assert_eq!(
+        run(&[("/", "/"), (".", "/work/pkg")]),
+        [ok, ok, perm, notdir]
+    );
 }
 
 #[test]
