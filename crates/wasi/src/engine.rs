@@ -34,12 +34,34 @@ pub struct CompiledModule {
     pub(crate) facts: Arc<Facts>,
     /// The export the module's start function was moved to, if it has one.
     pub(crate) start: Option<String>,
+    /// Natively: where the module, its growths made host calls, exports its memories
+    /// and tables (see `grow_calls`); `None` if it was not rewritten.
+    #[cfg(not(target_family = "wasm"))]
+    pub(crate) grow: Option<crate::grow_calls::GrowExports>,
 }
 
 impl CompiledModule {
     /// The SHA-256 of the module's bytes.
     pub fn hash(&self) -> ModuleHash {
         self.hash
+    }
+}
+
+/// The import module of sandtab's own host functions (see `grow_calls`); no guest
+/// may import from it.
+pub(crate) const INTERNAL_MODULE: &str = "sandtab:internal";
+
+/// Refuses a module that imports from [`INTERNAL_MODULE`].
+fn check_no_internal_imports(module: &wasmi::Module) -> Result<(), GuestError> {
+    match module
+        .imports()
+        .find(|import| import.module() == INTERNAL_MODULE)
+    {
+        Some(import) => Err(GuestError::Unsupported(format!(
+            "it imports `{}` from `{INTERNAL_MODULE}`, which is sandtab's own",
+            import.name()
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -52,6 +74,9 @@ pub struct GuestEngine {
     pub(crate) engine: wasmi::Engine,
     call_depth: u64,
     cache: Arc<Mutex<HashMap<ModuleHash, CompiledModule>>>,
+    /// Natively: whether growths become host calls (always but in tests comparing).
+    #[cfg(not(target_family = "wasm"))]
+    rewrite_grows: bool,
 }
 
 impl GuestEngine {
@@ -67,7 +92,7 @@ impl GuestEngine {
             // not be resumed, so translation costs no fuel (bounded by the module's size).
             .compilation_mode(wasmi::CompilationMode::LazyTranslation)
             .fuel_cost(wasmi::CustomFuelCosts {
-                bytes_copied_per_fuel: 64,
+                bytes_copied_per_fuel: BYTES_COPIED_PER_FUEL,
                 fuel_per_bytes_translated: 0,
                 fuel_per_bytes_validated: 0,
             })
@@ -77,6 +102,18 @@ impl GuestEngine {
             engine: wasmi::Engine::new(&config),
             call_depth,
             cache: Arc::default(),
+            #[cfg(not(target_family = "wasm"))]
+            rewrite_grows: true,
+        }
+    }
+
+    /// An engine that leaves growths as they are, natively too: to compare a rewritten
+    /// module with the original.
+    #[cfg(all(test, not(target_family = "wasm")))]
+    pub(crate) fn without_grow_calls(call_depth: u64) -> Self {
+        Self {
+            rewrite_grows: false,
+            ..Self::new(call_depth)
         }
     }
 
@@ -107,26 +144,69 @@ impl GuestEngine {
         }
         let facts = prescan(bytes)?;
         let malformed = |err: wasmi::Error| GuestError::Malformed(err.to_string());
-        let (module, start) = match facts.start {
-            None => (
-                wasmi::Module::new(&self.engine, bytes).map_err(malformed)?,
-                None,
-            ),
-            Some(_) => {
-                // The module is judged as given; only a valid one is rewritten.
-                wasmi::Module::validate(&self.engine, bytes).map_err(malformed)?;
-                let (rewritten, name) = export_start(bytes, &facts).ok_or_else(|| {
-                    GuestError::Unsupported("its start function could not be exported".into())
-                })?;
-                let module = wasmi::Module::new(&self.engine, &rewritten).map_err(malformed)?;
-                (module, Some(name))
+        #[cfg(not(target_family = "wasm"))]
+        let (grown, grow) = match self.rewrite_grows {
+            true => match crate::grow_calls::rewrite(bytes) {
+                Ok(Some((rewritten, exports))) => (Some(rewritten), Some(exports)),
+                Ok(None) => (None, None),
+                // Judged as given: an invalid module is refused for what it is.
+                Err(err) => {
+                    wasmi::Module::validate(&self.engine, bytes).map_err(malformed)?;
+                    return Err(err);
+                }
+            },
+            false => (None, None),
+        };
+        #[cfg(target_family = "wasm")]
+        let grown: Option<Vec<u8>> = None;
+        let given = grown.as_deref().unwrap_or(bytes);
+        // The start section moved in the rewritten bytes, if they are.
+        let start_facts = match &grown {
+            Some(rewritten) if facts.start.is_some() => prescan(rewritten)?,
+            _ => facts.clone(),
+        };
+        let started = match start_facts.start {
+            None => None,
+            Some(_) => match export_start(given, &start_facts) {
+                Some(started) => Some(started),
+                None => {
+                    wasmi::Module::validate(&self.engine, bytes).map_err(malformed)?;
+                    return Err(GuestError::Unsupported(
+                        "its start function could not be exported".into(),
+                    ));
+                }
+            },
+        };
+        let start = started.as_ref().map(|(_, name)| name.clone());
+        let module = match (&started, &grown) {
+            (None, None) => wasmi::Module::new(&self.engine, bytes).map_err(malformed)?,
+            _ => {
+                let rewritten = started.as_ref().map_or(given, |(bytes, _)| bytes);
+                match wasmi::Module::new(&self.engine, rewritten) {
+                    Ok(module) => module,
+                    // The module is judged as given: its own error, if it has one.
+                    Err(err) => {
+                        wasmi::Module::validate(&self.engine, bytes).map_err(malformed)?;
+                        return Err(GuestError::Unsupported(format!(
+                            "rewritten for the interpreter, it failed: {err}"
+                        )));
+                    }
+                }
             }
         };
+        #[cfg(not(target_family = "wasm"))]
+        if grow.is_none() {
+            check_no_internal_imports(&module)?;
+        }
+        #[cfg(target_family = "wasm")]
+        check_no_internal_imports(&module)?;
         let compiled = CompiledModule {
             module,
             hash,
             facts: Arc::new(facts),
             start,
+            #[cfg(not(target_family = "wasm"))]
+            grow,
         };
         let mut cache = self
             .cache
@@ -151,6 +231,9 @@ impl GuestEngine {
     }
 }
 
+/// Bytes wasmi copies (or a growth adds) per unit of fuel.
+pub(crate) const BYTES_COPIED_PER_FUEL: u32 = 64;
+
 /// Fuel of one `memory.grow` or `table.grow`: the most wasmi allows for an operator.
 pub(crate) const GROW_FUEL: u8 = u8::MAX;
 
@@ -159,14 +242,13 @@ pub(crate) const GROW_FUEL: u8 = u8::MAX;
 /// Natively wasmi dispatches by tail calls, but its `memory_grow` and `table_grow`
 /// handlers call the next handler without one (they pass the address of a local to
 /// the store; wasmi 2.0 says so in its PR #1946): each one executed leaves a host
-/// stack frame (176 and 160 bytes on x86_64) until the wasmi call returns, and a loop
-/// of 47,000 of them overflowed the 8 MiB main thread. Every other handler, calls and
-/// host calls included, ends in a real tail call (checked in the disassembly). wasmi
-/// charges an operator's fuel before the operator runs (when its block is entered),
-/// so a wasmi call given `F` fuel executes at most `F / GROW_FUEL` growths it pays
-/// for; the runner bounds `F` (`run::CALL_FUEL_MAX`), and so the frames. Real
-/// programs grow rarely (a growth that succeeds adds at least a page: at most 16,384
-/// of them under the default 1 GiB), so the price is nothing they notice.
+/// stack frame (176 and 160 bytes on x86_64) until the wasmi call returns. The price
+/// once bounded the frames a wasmi call could pay for; but growths paid for before a
+/// call began (on the way back up from a deep recursion) were not bounded, so natively
+/// every growth is now a host call (`grow_calls`), which wasmi tail-calls, and the
+/// host function charges the same fuel. The price stays so that a growth costs the
+/// same everywhere. Real programs grow rarely (a growth that succeeds adds at least a
+/// page: at most 16,384 of them under the default 1 GiB), so it is nothing they notice.
 fn grow_costs_most() -> wasmi::OperatorCost {
     wasmi::OperatorCost {
         memory_grow: GROW_FUEL,

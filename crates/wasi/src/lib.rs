@@ -12,6 +12,8 @@
 
 mod engine;
 mod error;
+#[cfg(not(target_family = "wasm"))]
+mod grow_calls;
 mod io;
 mod limiter;
 mod limits;

@@ -46,6 +46,27 @@ fn grown(total: u64, current: usize, desired: usize, limit: u64) -> Option<(u64,
     (total <= limit).then_some((total, added))
 }
 
+// Natively only: the growths made host calls ask first (see `grow_calls`).
+#[cfg(not(target_family = "wasm"))]
+impl Limiter {
+    /// Whether a memory growth from `current` to `desired` bytes would be allowed
+    /// (changes nothing).
+    pub(crate) fn allows_memory(&self, current: u64, desired: u64) -> bool {
+        desired <= MAX_MEMORY_BYTES
+            && self
+                .memory_bytes
+                .saturating_add(desired.saturating_sub(current))
+                <= self.limits.memory_bytes
+    }
+
+    /// Whether a table growth from `current` to `desired` elements would be allowed.
+    pub(crate) fn allows_table(&self, current: u64, desired: u64) -> bool {
+        self.table_elements
+            .saturating_add(desired.saturating_sub(current))
+            <= self.limits.table_elements
+    }
+}
+
 impl ResourceLimiter for Limiter {
     fn memory_growing(
         &mut self,

@@ -1,6 +1,6 @@
 //! Running a WASI command: `_start` in fuel slices, with every wait awaited.
 
-use crate::engine::{CompiledModule, GROW_FUEL, GuestEngine};
+use crate::engine::{CompiledModule, GuestEngine};
 use crate::io::{GuestIo, OutStream, Platform};
 use crate::limiter::Limiter;
 use crate::preview1::{self, Block, Blocked, Pending, Retried, Stop, WasiCtx};
@@ -119,10 +119,13 @@ pub struct RunOutcome {
 /// What wasmi keeps for a run: the WASI state and the limiter.
 pub(crate) struct GuestState {
     pub(crate) wasi: WasiCtx,
-    limiter: Limiter,
+    pub(crate) limiter: Limiter,
     pub(crate) pending: Option<Pending>,
     /// The instance's exported memory, once instantiated.
     memory: Option<wasmi::Memory>,
+    /// Natively: the memories and tables the growth host calls grow (`grow_calls`).
+    #[cfg(not(target_family = "wasm"))]
+    pub(crate) grow: crate::grow_calls::GrowTargets,
 }
 
 /// Fuel per slice: adapted so that a slice takes about this long between yields.
@@ -130,23 +133,18 @@ const SLICE_TARGET_NS: u64 = 8_000_000;
 const SLICE_MIN: u64 = 100_000;
 const SLICE_MAX: u64 = 256_000_000;
 
-/// The most fuel one wasmi call (a `call_resumable` or a `resume`) is given; a slice
-/// is run as several calls, resumed at once without yielding.
+/// The most fuel one wasmi call (a `call_resumable` or a `resume`) is given, unless
+/// the block it stops at needs more; a slice is run as several calls, resumed at once
+/// without yielding.
 ///
-/// The bound on the host's stack: natively, each `memory.grow` or `table.grow` the
-/// guest executes leaves a host stack frame until the wasmi call returns (see
-/// `engine::grow_costs_most`). Each costs `GROW_FUEL` (255) and wasmi charges it before
-/// it runs, so one call pays for at most 2^20 / 255 = 4,112 of them: 4,112 frames ×
-/// 176 bytes (x86_64; 160 for `table.grow`) = 724 KB, 1.05 MB even at 256 bytes a
-/// frame, within a 2 MiB test thread and far within the 8 MiB main thread. A block
-/// whose own fuel is more than one call may take is refused (`Unsupported`): giving it
-/// more would lift the bound (CPython's largest is 24,815). Resuming costs about as
-/// much as a few hundred instructions, once per 2^20 fuel.
+/// It once bounded the host's stack: natively, wasmi's `memory.grow` and `table.grow`
+/// handlers leave a host frame each until the wasmi call returns, and a call could pay
+/// for at most 2^20 / `GROW_FUEL` of them. Natively they are now host calls (see
+/// `grow_calls`), which leave none, and the browser's loop dispatch never did; so a
+/// block that needs more than this at once (4,200 growths, or one `memory.grow` of
+/// more than 1,024 pages, whose bytes wasmi charges as it grows) gets it in one call.
+/// Resuming costs about as much as a few hundred instructions, once per 2^20 fuel.
 pub(crate) const CALL_FUEL_MAX: u64 = 1 << 20;
-
-/// The growths one wasmi call can pay for, so the host frames they can leave: 4,112.
-const GROWTHS_PER_CALL: u64 = CALL_FUEL_MAX / GROW_FUEL as u64;
-const _: () = assert!(GROWTHS_PER_CALL * 256 < 1_100_000);
 
 /// Runs `module`'s `_start`. Never fails: every way a run ends is a [`RunOutcome`], and
 /// anything other than an exit is also explained on the guest's stderr.
@@ -253,6 +251,8 @@ impl Runner {
                 limiter: Limiter::new(run.limits),
                 pending: None,
                 memory: None,
+                #[cfg(not(target_family = "wasm"))]
+                grow: crate::grow_calls::GrowTargets::default(),
             },
         );
         store.limiter(|state| &mut state.limiter);
@@ -287,6 +287,9 @@ impl Runner {
         let mut linker = wasmi::Linker::new(&engine.engine);
         preview1::add_to_linker(&mut linker)
             .map_err(|err| GuestError::Io(format!("linking the WASI functions: {err}")))?;
+        #[cfg(not(target_family = "wasm"))]
+        crate::grow_calls::add_to_linker(&mut linker, &module.module)
+            .map_err(|err| GuestError::Io(format!("linking the growth functions: {err}")))?;
         self.refuel(store, 1)?;
         // The module has no start section left (see `start_export`): this only
         // creates the instance.
@@ -294,6 +297,10 @@ impl Runner {
             .instantiate_and_start(&mut *store, &module.module)
             .map_err(|err| self.classify(err, store))?;
         store.data_mut().memory = instance.get_memory(&*store, "memory");
+        #[cfg(not(target_family = "wasm"))]
+        if let Some(exports) = &module.grow {
+            store.data_mut().grow = crate::grow_calls::targets(exports, &instance, store);
+        }
         if let Some(name) = &module.start {
             let start = instance
                 .get_func(&*store, name)
@@ -323,24 +330,7 @@ impl Runner {
             match call? {
                 ResumableCall::Finished => return Ok(None),
                 ResumableCall::OutOfFuel(paused) => {
-                    self.count_fuel(store);
-                    // The next step may need more fuel than the budget has left.
-                    let required = paused.required_fuel();
-                    let left = self.limits.fuel.saturating_sub(self.fuel_used);
-                    if required > left {
-                        return Err(GuestError::Limit(Limit::Fuel(self.limits.fuel)));
-                    }
-                    if required > CALL_FUEL_MAX {
-                        return Err(GuestError::Unsupported(format!(
-                            "a block of its code needs {required} fuel at once; one step \
-                             of the interpreter takes at most {CALL_FUEL_MAX}"
-                        )));
-                    }
-                    if self.slice_left < required {
-                        self.between_slices(store, io).await?;
-                    }
-                    // Within the slice: a new wasmi call, at once (see CALL_FUEL_MAX).
-                    self.refuel(store, required)?;
+                    self.fuel_for(paused.required_fuel(), store, io).await?;
                     call = paused
                         .resume(&mut *store, &mut [])
                         .map_err(|err| self.classify(err, store));
@@ -355,6 +345,19 @@ impl Runner {
                         self.count_fuel(store);
                         return Err(stopped(*stop));
                     }
+                    // Natively: a growth the store lacked the fuel for (see `grow_calls`),
+                    // done once the call has it, as wasmi's own growth would be.
+                    #[cfg(not(target_family = "wasm"))]
+                    if let Some(needs) = error.downcast_ref::<crate::grow_calls::NeedsFuel>() {
+                        let (growth, params) = (needs.growth, needs.params.clone());
+                        self.fuel_for(needs.required, store, io).await?;
+                        let value = crate::grow_calls::grow(&mut *store, growth, &params)
+                            .map_err(|err| self.classify(err, store))?;
+                        call = paused
+                            .resume(&mut *store, &[value], &mut [])
+                            .map_err(|err| self.classify(err, store));
+                        continue;
+                    }
                     if error.downcast_ref::<Blocked>().is_none() {
                         return Err(GuestError::Trap(error.to_string()));
                     }
@@ -365,6 +368,27 @@ impl Runner {
                 }
             }
         }
+    }
+
+    /// Counts the fuel used, and gives the store at least `required` for its next wasmi
+    /// call (the block, or the growth, wasmi stopped at), yielding first if the slice
+    /// has less left; a fuel limit if the budget has less left.
+    async fn fuel_for(
+        &mut self,
+        required: u64,
+        store: &mut Store<GuestState>,
+        io: &mut dyn GuestIo,
+    ) -> Result<(), GuestError> {
+        self.count_fuel(store);
+        let left = self.limits.fuel.saturating_sub(self.fuel_used);
+        if required > left {
+            return Err(GuestError::Limit(Limit::Fuel(self.limits.fuel)));
+        }
+        if self.slice_left < required {
+            self.between_slices(store, io).await?;
+        }
+        // Within the slice: a new wasmi call, at once (see CALL_FUEL_MAX).
+        self.refuel(store, required)
     }
 
     /// Resolves the block a host call is waiting on, then runs the call again, until
@@ -494,13 +518,13 @@ impl Runner {
     }
 
     /// Gives the store the fuel for its next wasmi call: what the slice has left, at
-    /// least `required` (the block wasmi stopped at), at most [`CALL_FUEL_MAX`] and
-    /// what the budget has left.
+    /// least `required` (the block wasmi stopped at), at most [`CALL_FUEL_MAX`] (or
+    /// `required`, if more) and what the budget has left.
     fn refuel(&mut self, store: &mut Store<GuestState>, required: u64) -> Result<(), GuestError> {
         let fuel = self
             .slice_left
             .max(required)
-            .min(CALL_FUEL_MAX)
+            .min(CALL_FUEL_MAX.max(required))
             .min(self.limits.fuel.saturating_sub(self.fuel_used))
             .max(1);
         self.slice_left = self.slice_left.saturating_sub(fuel);
@@ -615,7 +639,9 @@ fn check_imports(module: &CompiledModule) -> Result<(), GuestError> {
         .imports()
         .filter(|import| {
             !(matches!(import.ty(), wasmi::ExternType::Func(_))
-                && preview1::is_provided(import.module(), import.name()))
+                && (preview1::is_provided(import.module(), import.name())
+                    // The growths made host calls (compiling refuses guests' own).
+                    || import.module() == crate::engine::INTERNAL_MODULE))
         })
         .map(|import| format!("{}.{}", import.module(), import.name()))
         .collect();

@@ -1,8 +1,9 @@
-;; NOT in cases.json: it still aborts the process natively (a known gap, see
-;; docs/hardening.md). Growths after a call are paid for when the caller's block is
-;; entered; 9,000 frames deep the guest blocks (sched_yield), and the wasmi call that
-;; resumes it returns through every frame, running 8 growths in each that it never pays
-;; for: 72,000 host stack frames in one call, whatever fuel that call is given.
+;; Growths after a call are paid for when the caller's block is entered; 9,000 frames
+;; deep the guest blocks (sched_yield), and the wasmi call that resumes it returns
+;; through every frame, running 8 growths in each that it never pays for. While wasmi's
+;; `memory.grow` handler left a host frame each, those 72,000 frames in one call
+;; overflowed the host's stack; natively each growth is now a host call (leaving none),
+;; so the guest ends normally: every growth of 65535 pages is refused (-1).
 (module
   (import "wasi_snapshot_preview1" "sched_yield" (func $yield (result i32)))
   (memory (export "memory") 1)

@@ -1,0 +1,886 @@
+//! Natively, every `memory.grow` and `table.grow` becomes a call to a host function.
+//!
+//! wasmi 2.0 dispatches by tail calls natively, but its `memory_grow` and `table_grow`
+//! handlers call the next handler without one (see `engine::grow_costs_most`): each
+//! growth executed leaves a host stack frame (176 bytes on x86_64) until the wasmi call
+//! returns. Fuel bounds the growths a call pays for, but not growths paid for before
+//! the call began: a guest 9,000 frames deep that blocks in a host call, then runs 8
+//! growths in every frame on the way back up, left 72,000 frames in one call and
+//! overflowed the host's stack (`tests/guests/hostile/grow-on-return.wat`).
+//!
+//! A host call is dispatched with a real tail call, so the module is rewritten when
+//! compiled: `memory.grow M` becomes `call` of an import `sandtab:internal`
+//! `memory.grow:M`, `table.grow T` of `table.grow:T`, each with the instruction's own
+//! signature; every memory and table is exported (under a prefix the module does not
+//! use) so the host finds it. Adding imports shifts the index of every function the
+//! module defines; `wasm_encoder::reencode` rewrites every reference (calls, tail
+//! calls, `ref.func`, element segments, exports, the start section). Custom sections
+//! are dropped: wasmi runs nothing from them, and a name section's indices would be
+//! stale. The host functions (below) grow through wasmi's `Memory::grow` and
+//! `Table::grow`, so the limiter applies as before, and return what the instruction
+//! returns. A guest may not import `sandtab:internal` itself (refused when compiled).
+//!
+//! The browser build dispatches in a loop, where the handlers return, and keeps the
+//! module as it is.
+
+use crate::GuestError;
+use crate::engine::GROW_FUEL;
+use crate::run::GuestState;
+use wasm_encoder::reencode::{self, Reencode};
+use wasmparser263 as wp;
+
+use crate::engine::INTERNAL_MODULE as MODULE;
+
+/// The name of the host function that grows memory `index`.
+fn memory_import(index: u32) -> String {
+    format!("memory.grow:{index}")
+}
+
+/// The name of the host function that grows table `index`.
+fn table_import(index: u32) -> String {
+    format!("table.grow:{index}")
+}
+
+/// Where the rewritten module exports its memories and tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GrowExports {
+    prefix: String,
+    memories: u32,
+    tables: u32,
+}
+
+impl GrowExports {
+    fn memory(&self, index: u32) -> String {
+        format!("{}memory{index}", self.prefix)
+    }
+
+    fn table(&self, index: u32) -> String {
+        format!("{}table{index}", self.prefix)
+    }
+}
+
+/// The instance's memories and tables, by index, for the host functions.
+#[derive(Debug, Default)]
+pub(crate) struct GrowTargets {
+    memories: Vec<wasmi::Memory>,
+    tables: Vec<wasmi::Table>,
+}
+
+/// What the rewrite needs to know before it starts.
+#[derive(Default)]
+struct Shape {
+    imported_funcs: u32,
+    memories: Vec<bool>,
+    tables: Vec<(wp::RefType, bool)>,
+    exports: Vec<String>,
+    has_imports: bool,
+    has_exports: bool,
+    has_code: bool,
+}
+
+fn shape(bytes: &[u8]) -> Result<Shape, GuestError> {
+    let unsupported = |err: wp::BinaryReaderError| {
+        GuestError::Unsupported(format!("rewriting its growths: {err}"))
+    };
+    let mut shape = Shape::default();
+    for payload in wp::Parser::new(0).parse_all(bytes) {
+        match payload.map_err(unsupported)? {
+            wp::Payload::ImportSection(section) => {
+                shape.has_imports = true;
+                for import in section.into_imports() {
+                    let import = import.map_err(unsupported)?;
+                    if import.module == MODULE {
+                        return Err(GuestError::Unsupported(format!(
+                            "it imports `{}` from `{MODULE}`, which is sandtab's own",
+                            import.name
+                        )));
+                    }
+                    match import.ty {
+                        wp::TypeRef::Func(_) | wp::TypeRef::FuncExact(_) => {
+                            shape.imported_funcs += 1;
+                        }
+                        wp::TypeRef::Memory(ty) => shape.memories.push(ty.memory64),
+                        wp::TypeRef::Table(ty) => shape.tables.push((ty.element_type, ty.table64)),
+                        _ => {}
+                    }
+                }
+            }
+            wp::Payload::TableSection(section) => {
+                for table in section {
+                    let ty = table.map_err(unsupported)?.ty;
+                    shape.tables.push((ty.element_type, ty.table64));
+                }
+            }
+            wp::Payload::MemorySection(section) => {
+                for memory in section {
+                    shape.memories.push(memory.map_err(unsupported)?.memory64);
+                }
+            }
+            wp::Payload::ExportSection(section) => {
+                shape.has_exports = true;
+                for export in section {
+                    shape
+                        .exports
+                        .push(export.map_err(unsupported)?.name.to_owned());
+                }
+            }
+            wp::Payload::CodeSectionStart { .. } => shape.has_code = true,
+            _ => {}
+        }
+    }
+    Ok(shape)
+}
+
+/// `bytes` with every growth a host call, and where the memories and tables are
+/// exported; `None` when the module has no growth to rewrite (no memory or table, or
+/// no code). The module must be valid.
+pub(crate) fn rewrite(bytes: &[u8]) -> Result<Option<(Vec<u8>, GrowExports)>, GuestError> {
+    let shape = shape(bytes)?;
+    if !shape.has_code || (shape.memories.is_empty() && shape.tables.is_empty()) {
+        return Ok(None);
+    }
+    let prefix = (0u32..)
+        .map(|n| match n {
+            0 => "sandtab:".to_owned(),
+            n => format!("sandtab{n}:"),
+        })
+        .find(|prefix| !shape.exports.iter().any(|name| name.starts_with(prefix)))
+        .unwrap_or_default();
+    let exports = GrowExports {
+        prefix,
+        memories: u32::try_from(shape.memories.len()).unwrap_or(u32::MAX),
+        tables: u32::try_from(shape.tables.len()).unwrap_or(u32::MAX),
+    };
+    let mut rewriter = Rewriter::new(&shape, exports.clone())?;
+    let mut module = wasm_encoder::Module::new();
+    rewriter
+        .parse_core_module(&mut module, wp::Parser::new(0), bytes)
+        .map_err(|err| GuestError::Unsupported(format!("rewriting its growths: {err}")))?;
+    Ok(Some((module.finish(), exports)))
+}
+
+/// A new function type the rewrite adds: its parameters and results.
+type Signature = (Vec<wasm_encoder::ValType>, Vec<wasm_encoder::ValType>);
+
+struct Rewriter {
+    imported_funcs: u32,
+    /// Functions added (one per memory, then one per table).
+    added: u32,
+    /// The new types, before the module's own (so that no index the module uses
+    /// names one of them: an invalid module stays invalid).
+    new_types: Vec<Signature>,
+    /// Per memory, then per table: the index of its new type.
+    import_types: Vec<u32>,
+    exports: GrowExports,
+    imports_done: bool,
+    exports_done: bool,
+}
+
+fn index_type(is_64: bool) -> wasm_encoder::ValType {
+    if is_64 {
+        wasm_encoder::ValType::I64
+    } else {
+        wasm_encoder::ValType::I32
+    }
+}
+
+impl Rewriter {
+    fn new(shape: &Shape, exports: GrowExports) -> Result<Self, GuestError> {
+        let mut new_types: Vec<Signature> = Vec::new();
+        let mut import_types = Vec::new();
+        let mut type_of = |signature: Signature| {
+            let index = match new_types.iter().position(|known| *known == signature) {
+                Some(index) => index,
+                None => {
+                    new_types.push(signature);
+                    new_types.len() - 1
+                }
+            };
+            u32::try_from(index).unwrap_or(u32::MAX)
+        };
+        for &is_64 in &shape.memories {
+            let index = index_type(is_64);
+            import_types.push(type_of((vec![index], vec![index])));
+        }
+        for &(element, is_64) in &shape.tables {
+            let element = match element {
+                wp::RefType::FUNCREF => wasm_encoder::RefType::FUNCREF,
+                wp::RefType::EXTERNREF => wasm_encoder::RefType::EXTERNREF,
+                other => {
+                    return Err(GuestError::Unsupported(format!(
+                        "a table of {other} cannot grow through the host"
+                    )));
+                }
+            };
+            let index = index_type(is_64);
+            import_types.push(type_of((
+                vec![wasm_encoder::ValType::Ref(element), index],
+                vec![index],
+            )));
+        }
+        Ok(Self {
+            imported_funcs: shape.imported_funcs,
+            added: exports.memories + exports.tables,
+            new_types,
+            import_types,
+            imports_done: shape.has_imports,
+            exports_done: shape.has_exports,
+            exports,
+        })
+    }
+
+    fn added_types(&self) -> u32 {
+        u32::try_from(self.new_types.len()).unwrap_or(u32::MAX)
+    }
+
+    fn add_imports(&mut self, imports: &mut wasm_encoder::ImportSection) {
+        let names = (0..self.exports.memories)
+            .map(memory_import)
+            .chain((0..self.exports.tables).map(table_import));
+        for (name, &ty) in names.zip(&self.import_types) {
+            imports.import(MODULE, &name, wasm_encoder::EntityType::Function(ty));
+        }
+        self.imports_done = true;
+    }
+
+    fn add_exports(&mut self, exports: &mut wasm_encoder::ExportSection) {
+        for index in 0..self.exports.memories {
+            let name = self.exports.memory(index);
+            exports.export(&name, wasm_encoder::ExportKind::Memory, index);
+        }
+        for index in 0..self.exports.tables {
+            let name = self.exports.table(index);
+            exports.export(&name, wasm_encoder::ExportKind::Table, index);
+        }
+        self.exports_done = true;
+    }
+}
+
+/// Where a section comes in a module (the tag section sits between memory and global).
+fn rank(id: wasm_encoder::SectionId) -> u8 {
+    use wasm_encoder::SectionId as S;
+    match id {
+        S::Custom => 0,
+        S::Type => 1,
+        S::Import => 2,
+        S::Function => 3,
+        S::Table => 4,
+        S::Memory => 5,
+        S::Tag => 6,
+        S::Global => 7,
+        S::Export => 8,
+        S::Start => 9,
+        S::Element => 10,
+        S::DataCount => 11,
+        S::Code => 12,
+        S::Data => 13,
+    }
+}
+
+impl Reencode for Rewriter {
+    type Error = std::convert::Infallible;
+
+    fn function_index(&mut self, func: u32) -> Result<u32, reencode::Error> {
+        Ok(if func < self.imported_funcs {
+            func
+        } else {
+            func + self.added
+        })
+    }
+
+    fn instruction<'a>(
+        &mut self,
+        op: wp::Operator<'a>,
+    ) -> Result<wasm_encoder::Instruction<'a>, reencode::Error> {
+        match op {
+            wp::Operator::MemoryGrow { mem } if mem < self.exports.memories => {
+                Ok(wasm_encoder::Instruction::Call(self.imported_funcs + mem))
+            }
+            wp::Operator::TableGrow { table } if table < self.exports.tables => {
+                Ok(wasm_encoder::Instruction::Call(
+                    self.imported_funcs + self.exports.memories + table,
+                ))
+            }
+            op => reencode::utils::instruction(self, op),
+        }
+    }
+
+    fn parse_type_section(
+        &mut self,
+        types: &mut wasm_encoder::TypeSection,
+        section: wp::TypeSectionReader<'_>,
+    ) -> Result<(), reencode::Error> {
+        for (params, results) in &self.new_types {
+            types
+                .ty()
+                .function(params.iter().copied(), results.iter().copied());
+        }
+        reencode::utils::parse_type_section(self, types, section)
+    }
+
+    fn type_index(&mut self, ty: u32) -> Result<u32, reencode::Error> {
+        Ok(ty + self.added_types())
+    }
+
+    fn parse_import_section(
+        &mut self,
+        imports: &mut wasm_encoder::ImportSection,
+        section: wp::ImportSectionReader<'_>,
+    ) -> Result<(), reencode::Error> {
+        reencode::utils::parse_import_section(self, imports, section)?;
+        self.add_imports(imports);
+        Ok(())
+    }
+
+    fn parse_export_section(
+        &mut self,
+        exports: &mut wasm_encoder::ExportSection,
+        section: wp::ExportSectionReader<'_>,
+    ) -> Result<(), reencode::Error> {
+        reencode::utils::parse_export_section(self, exports, section)?;
+        self.add_exports(exports);
+        Ok(())
+    }
+
+    fn intersperse_section_hook(
+        &mut self,
+        module: &mut wasm_encoder::Module,
+        _after: Option<wasm_encoder::SectionId>,
+        before: Option<wasm_encoder::SectionId>,
+    ) -> Result<(), reencode::Error> {
+        let next = before.map_or(u8::MAX, rank);
+        // A module with code has a type section, which comes first, so a missing
+        // import section is inserted after it.
+        if !self.imports_done && next > rank(wasm_encoder::SectionId::Import) && next > 1 {
+            let mut imports = wasm_encoder::ImportSection::new();
+            self.add_imports(&mut imports);
+            module.section(&imports);
+        }
+        if !self.exports_done && next > rank(wasm_encoder::SectionId::Export) {
+            let mut exports = wasm_encoder::ExportSection::new();
+            self.add_exports(&mut exports);
+            module.section(&exports);
+        }
+        Ok(())
+    }
+
+    fn parse_custom_section(
+        &mut self,
+        _module: &mut wasm_encoder::Module,
+        _section: wp::CustomSectionReader<'_>,
+    ) -> Result<(), reencode::Error> {
+        Ok(())
+    }
+}
+
+/// Adds the host functions `module` imports from [`MODULE`] to `linker`.
+pub(crate) fn add_to_linker(
+    linker: &mut wasmi::Linker<GuestState>,
+    module: &wasmi::Module,
+) -> Result<(), wasmi::Error> {
+    for import in module.imports().filter(|import| import.module() == MODULE) {
+        let wasmi::ExternType::Func(ty) = import.ty() else {
+            continue;
+        };
+        let name = import.name();
+        let parsed = |prefix: &str| {
+            name.strip_prefix(prefix)
+                .and_then(|index| index.parse::<usize>().ok())
+        };
+        let growth = match (parsed("memory.grow:"), parsed("table.grow:")) {
+            (Some(index), _) => Growth::Memory(index),
+            (None, Some(index)) => Growth::Table(index),
+            (None, None) => continue,
+        };
+        linker.func_new(
+            MODULE,
+            name,
+            ty.clone(),
+            move |mut caller, params, results| {
+                let value = grow(&mut caller, growth, params)?;
+                let slot = results.first_mut().ok_or_else(|| internal("no result"))?;
+                *slot = value;
+                Ok(())
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Finds the instance's memories and tables, once instantiated.
+pub(crate) fn targets(
+    exports: &GrowExports,
+    instance: &wasmi::Instance,
+    store: &wasmi::Store<GuestState>,
+) -> GrowTargets {
+    GrowTargets {
+        memories: (0..exports.memories)
+            .filter_map(|index| instance.get_memory(store, &exports.memory(index)))
+            .collect(),
+        tables: (0..exports.tables)
+            .filter_map(|index| instance.get_table(store, &exports.table(index)))
+            .collect(),
+    }
+}
+
+/// Which memory or table a host function grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Growth {
+    Memory(usize),
+    Table(usize),
+}
+
+/// A growth the store lacks the fuel for, not done: the runner gives the call at
+/// least `required` fuel, exactly as when wasmi stops before a block, then does the
+/// growth itself ([`grow`] again) and resumes the guest with its result.
+#[derive(Debug)]
+pub(crate) struct NeedsFuel {
+    pub(crate) required: u64,
+    pub(crate) growth: Growth,
+    pub(crate) params: Vec<wasmi::Val>,
+}
+
+impl std::fmt::Display for NeedsFuel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a growth needs {} fuel", self.required)
+    }
+}
+
+impl wasmi::errors::HostError for NeedsFuel {}
+
+fn internal(message: &str) -> wasmi::Error {
+    wasmi::Error::new(format!("sandtab: {message}"))
+}
+
+/// What `memory.grow`/`table.grow` returns: the old size, or -1.
+fn result(grown: Option<u64>, is_64: bool) -> wasmi::Val {
+    match (grown, is_64) {
+        (Some(old), true) => wasmi::Val::I64(old as i64),
+        (Some(old), false) => wasmi::Val::I32(old as u32 as i32),
+        (None, true) => wasmi::Val::I64(-1),
+        (None, false) => wasmi::Val::I32(-1),
+    }
+}
+
+fn unsigned(value: Option<&wasmi::Val>) -> Result<u64, wasmi::Error> {
+    match value {
+        Some(wasmi::Val::I32(value)) => Ok(u64::from(*value as u32)),
+        Some(wasmi::Val::I64(value)) => Ok(*value as u64),
+        _ => Err(internal("a growth's delta is not an integer")),
+    }
+}
+
+/// Fuel of the growth itself beyond the `call` (1, charged by wasmi with its block).
+const CALL_EXTRA_FUEL: u64 = GROW_FUEL as u64 - 1;
+
+/// Bytes copied per unit of fuel (`CustomFuelCosts::bytes_copied_per_fuel`).
+const BYTES_PER_FUEL: u64 = crate::engine::BYTES_COPIED_PER_FUEL as u64;
+
+/// Custom page sizes are off: a page is 64 KiB.
+const PAGE: u64 = 1 << 16;
+
+/// Does one growth, charging what wasmi's own instruction charges: [`GROW_FUEL`]
+/// (less the `call`'s 1), and for a growth that succeeds its new bytes at the copying
+/// rate (an 8-byte reference per table element). Errs with [`NeedsFuel`], before
+/// changing anything, when the store holds less than that; the fuel for the bytes is
+/// required only when the growth is within the memory's or table's bounds and the
+/// limiter would allow it (wasmi charges it after those checks, too).
+pub(crate) fn grow(
+    mut ctx: impl wasmi::AsContextMut<Data = GuestState>,
+    growth: Growth,
+    params: &[wasmi::Val],
+) -> Result<wasmi::Val, wasmi::Error> {
+    let mut ctx = ctx.as_context_mut();
+    let left = ctx.get_fuel()?;
+    match growth {
+        Growth::Memory(index) => {
+            let memory = *ctx
+                .data()
+                .grow
+                .memories
+                .get(index)
+                .ok_or_else(|| internal("a memory grew before the instance was ready"))?;
+            let delta = unsigned(params.first())?;
+            let ty = memory.ty(&ctx);
+            let size = memory.size(&ctx);
+            let bound = ty
+                .maximum()
+                .unwrap_or(if ty.is_64() { 1 << 48 } else { 1 << 16 });
+            let bytes = delta.saturating_mul(PAGE);
+            let likely = delta > 0
+                && size
+                    .checked_add(delta)
+                    .is_some_and(|desired| desired <= bound)
+                && ctx
+                    .data()
+                    .limiter
+                    .allows_memory(size * PAGE, (size + delta) * PAGE);
+            let copy = if likely { bytes / BYTES_PER_FUEL } else { 0 };
+            let required = CALL_EXTRA_FUEL.saturating_add(copy);
+            if left < required {
+                return Err(wasmi::Error::host(NeedsFuel {
+                    required,
+                    growth,
+                    params: params.to_vec(),
+                }));
+            }
+            let grown = memory.grow(&mut ctx, delta).ok();
+            let charged = match grown {
+                Some(_) if delta > 0 => CALL_EXTRA_FUEL.saturating_add(bytes / BYTES_PER_FUEL),
+                _ => CALL_EXTRA_FUEL,
+            };
+            ctx.set_fuel(left.saturating_sub(charged))?;
+            Ok(result(grown, ty.is_64()))
+        }
+        Growth::Table(index) => {
+            let table = *ctx
+                .data()
+                .grow
+                .tables
+                .get(index)
+                .ok_or_else(|| internal("a table grew before the instance was ready"))?;
+            let init = match params.first() {
+                Some(wasmi::Val::FuncRef(func)) => wasmi::Ref::Func(*func),
+                Some(wasmi::Val::ExternRef(extern_ref)) => wasmi::Ref::Extern(*extern_ref),
+                _ => return Err(internal("a table's element is not a reference")),
+            };
+            let delta = unsigned(params.get(1))?;
+            let ty = table.ty(&ctx);
+            let size = table.size(&ctx);
+            let bound = ty.maximum().unwrap_or(u64::from(u32::MAX));
+            let copy = delta.saturating_mul(8) / BYTES_PER_FUEL;
+            let likely = delta > 0
+                && size
+                    .checked_add(delta)
+                    .is_some_and(|desired| desired <= bound)
+                && ctx.data().limiter.allows_table(size, size + delta);
+            let required = CALL_EXTRA_FUEL.saturating_add(if likely { copy } else { 0 });
+            if left < required {
+                return Err(wasmi::Error::host(NeedsFuel {
+                    required,
+                    growth,
+                    params: params.to_vec(),
+                }));
+            }
+            let grown = match table.grow(&mut ctx, delta, init) {
+                Ok(old) => Some(old),
+                Err(
+                    wasmi::errors::TableError::GrowOutOfBounds
+                    | wasmi::errors::TableError::OutOfSystemMemory,
+                ) => None,
+                // The interpreter traps on anything else (a limiter's error: ours has none).
+                Err(err) => return Err(wasmi::Error::new(err.to_string())),
+            };
+            let charged = match grown {
+                Some(_) if delta > 0 => CALL_EXTRA_FUEL.saturating_add(copy),
+                _ => CALL_EXTRA_FUEL,
+            };
+            ctx.set_fuel(left.saturating_sub(charged))?;
+            Ok(result(grown, ty.is_64()))
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
+mod tests {
+    use crate::{
+        BoxFuture, GuestEngine, GuestIo, GuestLimits, GuestRun, NativeHost, OutStream, RunOutcome,
+    };
+    use sandtab_vfs::{ManualClock, Quota, SandboxFs, Timestamp, VfsPath};
+    use std::sync::Arc;
+
+    #[derive(Default)]
+    struct Io {
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    }
+
+    impl GuestIo for Io {
+        fn read_stdin(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>> {
+            Box::pin(async { Ok(None) })
+        }
+        fn write(
+            &mut self,
+            stream: OutStream,
+            bytes: Vec<u8>,
+        ) -> BoxFuture<'_, Result<(), String>> {
+            match stream {
+                OutStream::Stdout => self.stdout.extend(bytes),
+                OutStream::Stderr => self.stderr.extend(bytes),
+            }
+            Box::pin(async { Ok(()) })
+        }
+        fn yield_now(&mut self) -> BoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+        fn sleep(&mut self, _nanos: u64) -> BoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+        fn cancelled(&self) -> bool {
+            false
+        }
+    }
+
+    fn run(engine: &GuestEngine, bytes: &[u8], limits: GuestLimits) -> (RunOutcome, Io) {
+        let mut io = Io::default();
+        let module = match engine.compile(bytes, None) {
+            Ok(module) => module,
+            Err(err) => {
+                let outcome = RunOutcome {
+                    exit_code: err.exit_status(),
+                    error: Some(err),
+                    fuel_used: 0,
+                };
+                return (outcome, io);
+            }
+        };
+        let clock = Arc::new(ManualClock::new(Timestamp(1_700_000_000_000_000_000)));
+        let fs = Arc::new(SandboxFs::in_memory(clock, Quota::UNLIMITED, Vec::new()).unwrap());
+        let run = GuestRun {
+            args: vec!["grow".into()],
+            env: Vec::new(),
+            preopens: Vec::new(),
+            fs,
+            limits,
+            clock: crate::ClockMode::Virtual { start_ns: 0 },
+            random: crate::RandomMode::Seeded(1),
+            platform: Arc::new(NativeHost::default()),
+            observed: None,
+        };
+        let _ = VfsPath::root();
+        let outcome = futures::executor::block_on(crate::run(engine, &module, run, &mut io));
+        (outcome, io)
+    }
+
+    /// Runs `wat` rewritten and as given; both must end alike, fuel included.
+    fn both(bytes: &[u8], limits: GuestLimits) -> (RunOutcome, Io) {
+        let rewritten = GuestEngine::new(limits.call_depth);
+        let compiled = rewritten.compile(bytes, None).unwrap();
+        assert!(compiled.grow.is_some(), "the module was not rewritten");
+        let (outcome, io) = run(&rewritten, bytes, limits);
+        let plain = GuestEngine::without_grow_calls(limits.call_depth);
+        let (expected, expected_io) = run(&plain, bytes, limits);
+        assert_eq!(outcome, expected);
+        assert_eq!(io.stdout, expected_io.stdout);
+        assert_eq!(io.stderr, expected_io.stderr);
+        (outcome, io)
+    }
+
+    /// Each growth's result in memory 0 (one i32 each), printed as raw bytes.
+    const GROWTHS: &str = r#"
+    (module
+      (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+      (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+      (memory $m0 (export "memory") 1 4)
+      (memory $m1 0)
+      (table $t 1 funcref)
+      (table $e 0 externref)
+      (global $started (mut i32) (i32.const 0))
+      (elem declare func $answer)
+      (type $give (func (result i32)))
+      (func $answer (result i32) (i32.const 42))
+      (func $init (global.set $started (i32.const 7)))
+      (start $init)
+      (func $put (param $at i32) (param $value i32)
+        (i32.store (i32.add (i32.const 1024) (i32.mul (local.get $at) (i32.const 4)))
+          (local.get $value)))
+      (func (export "_start")
+        (call $put (i32.const 0) (memory.grow $m0 (i32.const 1)))
+        (call $put (i32.const 1) (memory.grow $m0 (i32.const 0)))
+        (call $put (i32.const 2) (memory.grow $m0 (i32.const 10)))
+        (call $put (i32.const 3) (memory.grow $m1 (i32.const 2)))
+        (call $put (i32.const 4) (memory.size $m1))
+        (call $put (i32.const 5) (memory.size $m0))
+        (call $put (i32.const 6) (table.grow $t (ref.null func) (i32.const 3)))
+        (call $put (i32.const 7) (table.grow $t (ref.func $answer) (i32.const 1)))
+        (call $put (i32.const 8) (call_indirect $t (type $give) (i32.const 4)))
+        (call $put (i32.const 9) (table.grow $e (ref.null extern) (i32.const 2)))
+        (call $put (i32.const 10) (table.size $t))
+        (call $put (i32.const 11) (global.get $started))
+        ;; beyond the limits (10 pages, 50 elements): -1
+        (call $put (i32.const 12) (memory.grow $m1 (i32.const 100)))
+        (call $put (i32.const 13) (table.grow $t (ref.null func) (i32.const 100)))
+        (call $put (i32.const 14) (memory.size $m1))
+        (i32.store (i32.const 0) (i32.const 1024))
+        (i32.store (i32.const 4) (i32.const 60))
+        (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+        (call $exit (i32.const 0))))
+    "#;
+
+    #[test]
+    fn rewritten_growths_return_what_the_instructions_do() {
+        let limits = GuestLimits {
+            memory_bytes: 10 << 16,
+            table_elements: 50,
+            ..GuestLimits::default()
+        };
+        let (outcome, io) = both(&wat::parse_str(GROWTHS).unwrap(), limits);
+        assert_eq!(
+            outcome.exit_code,
+            0,
+            "{:?}",
+            String::from_utf8_lossy(&io.stderr)
+        );
+        let words: Vec<i32> = io
+            .stdout
+            .chunks(4)
+            .map(|word| i32::from_le_bytes(word.try_into().unwrap()))
+            .collect();
+        assert_eq!(words, [1, 2, -1, 0, 2, 2, 1, 4, 42, 0, 5, 7, -1, -1, 2]);
+    }
+
+    #[test]
+    fn a_refused_growth_still_names_the_limit() {
+        // A guest that fails after a refused growth reports the limit.
+        let wat = r#"
+        (module
+          (memory (export "memory") 1)
+          (func (export "_start")
+            (if (i32.eq (memory.grow (i32.const 100)) (i32.const -1))
+              (then unreachable))))
+        "#;
+        let limits = GuestLimits {
+            memory_bytes: 10 << 16,
+            ..GuestLimits::default()
+        };
+        let (outcome, _) = both(&wat::parse_str(wat).unwrap(), limits);
+        assert_eq!(outcome.exit_code, crate::EXIT_LIMIT);
+    }
+
+    #[test]
+    fn fuel_runs_out_alike() {
+        let wat = r#"
+        (module
+          (memory (export "memory") 1)
+          (table 1 funcref)
+          (func (export "_start")
+            (loop $again
+              (drop (memory.grow (i32.const 1)))
+              (drop (table.grow (ref.null func) (i32.const 1)))
+              (br $again))))
+        "#;
+        let limits = GuestLimits {
+            fuel: 3_000_000,
+            ..GuestLimits::default()
+        };
+        let bytes = wat::parse_str(wat).unwrap();
+        let (outcome, _) = run(&GuestEngine::default(), &bytes, limits);
+        let plain = GuestEngine::without_grow_calls(limits.call_depth);
+        let (expected, _) = run(&plain, &bytes, limits);
+        assert_eq!(outcome.exit_code, crate::EXIT_LIMIT);
+        assert_eq!(outcome.error, expected.error);
+        // wasmi requires a block's fuel, its growths' 255 included, when the block is
+        // entered; a growth's host call requires its own when it runs, so the run may
+        // stop a few instructions of one block later (never past the budget).
+        assert!(outcome.fuel_used <= limits.fuel);
+        assert!(
+            outcome.fuel_used.abs_diff(expected.fuel_used) < 255,
+            "{} vs {}",
+            outcome.fuel_used,
+            expected.fuel_used
+        );
+    }
+
+    #[test]
+    fn a_growth_of_more_than_a_call_s_fuel_works() {
+        // 2,000 pages: wasmi charges 2,048,000 fuel for the bytes, more than one wasmi
+        // call is given (`run::CALL_FUEL_MAX`); the call gets what the block needs.
+        let wat = r#"
+        (module
+          (memory (export "memory") 1)
+          (func (export "_start")
+            (if (i32.ne (memory.grow (i32.const 2000)) (i32.const 1))
+              (then unreachable))
+            (if (i32.ne (memory.size) (i32.const 2001))
+              (then unreachable))))
+        "#;
+        let bytes = wat::parse_str(wat).unwrap();
+        let limits = GuestLimits::default();
+        for engine in [
+            GuestEngine::default(),
+            GuestEngine::without_grow_calls(limits.call_depth),
+        ] {
+            let (outcome, io) = run(&engine, &bytes, limits);
+            assert_eq!(
+                outcome.exit_code,
+                0,
+                "{}",
+                String::from_utf8_lossy(&io.stderr)
+            );
+        }
+    }
+
+    #[test]
+    fn a_guest_may_not_import_the_internal_module() {
+        let wat = r#"
+        (module
+          (import "sandtab:internal" "memory.grow:0" (func (param i32) (result i32)))
+          (memory 1)
+          (func (export "_start")))
+        "#;
+        let bytes = wat::parse_str(wat).unwrap();
+        for engine in [
+            GuestEngine::default(),
+            GuestEngine::without_grow_calls(GuestLimits::default().call_depth),
+        ] {
+            let err = engine.compile(&bytes, None).unwrap_err();
+            assert_eq!(err.exit_status(), 126);
+            assert!(err.to_string().contains("sandtab:internal"), "{err}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_module_is_refused_for_what_it_is() {
+        // `call_indirect` of type 1, which the module lacks: the rewrite's own types
+        // come first, so no index the module uses reaches one of them.
+        use wasm_encoder::{
+            CodeSection, ExportKind, ExportSection, Function, FunctionSection, Instruction,
+            MemorySection, MemoryType, Module, TableSection, TableType, TypeSection,
+        };
+        let mut module = Module::new();
+        let mut types = TypeSection::new();
+        types.ty().function([], []);
+        module.section(&types);
+        let mut functions = FunctionSection::new();
+        functions.function(0);
+        module.section(&functions);
+        let mut tables = TableSection::new();
+        tables.table(TableType {
+            element_type: wasm_encoder::RefType::FUNCREF,
+            table64: false,
+            minimum: 1,
+            maximum: None,
+            shared: false,
+        });
+        module.section(&tables);
+        let mut memories = MemorySection::new();
+        memories.memory(MemoryType {
+            minimum: 1,
+            maximum: None,
+            memory64: false,
+            shared: false,
+            page_size_log2: None,
+        });
+        module.section(&memories);
+        let mut exports = ExportSection::new();
+        exports.export("_start", ExportKind::Func, 0);
+        module.section(&exports);
+        let mut code = CodeSection::new();
+        let mut body = Function::new([]);
+        body.instruction(&Instruction::I32Const(1))
+            .instruction(&Instruction::MemoryGrow(0))
+            .instruction(&Instruction::Drop)
+            .instruction(&Instruction::I32Const(0))
+            .instruction(&Instruction::CallIndirect {
+                type_index: 1,
+                table_index: 0,
+            })
+            .instruction(&Instruction::End);
+        code.function(&body);
+        module.section(&code);
+        let bytes = module.finish();
+        let err = GuestEngine::default().compile(&bytes, None).unwrap_err();
+        assert!(matches!(err, crate::GuestError::Malformed(_)), "{err:?}");
+    }
+}
