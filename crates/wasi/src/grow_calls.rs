@@ -13,10 +13,13 @@
 //! `memory.grow:M`, `table.grow T` of `table.grow:T`, each with the instruction's own
 //! signature; every memory and table is exported (under a prefix the module does not
 //! use) so the host finds it. Adding imports shifts the index of every function the
-//! module defines; `wasm_encoder::reencode` rewrites every reference (calls, tail
-//! calls, `ref.func`, element segments, exports, the start section). Custom sections
-//! are dropped: wasmi runs nothing from them, and a name section's indices would be
-//! stale. The host functions (below) grow through wasmi's `Memory::grow` and
+//! module defines; `wasm_encoder::reencode` rewrites every reference (element
+//! segments, exports, the start section, constant expressions), and function bodies
+//! are copied as they are but for `call`, `return_call` and `ref.func` (and the
+//! growths), which is a third of the time re-encoding every operator took. The new
+//! types come after the module's own; an index past those (an invalid module) is
+//! refused rather than made to name one of them. Custom sections are dropped: wasmi
+//! runs nothing from them, and a name section's indices would be stale. The host functions (below) grow through wasmi's `Memory::grow` and
 //! `Table::grow`, so the limiter applies as before, and return what the instruction
 //! returns. A guest may not import `sandtab:internal` itself (refused when compiled).
 //!
@@ -69,6 +72,7 @@ pub(crate) struct GrowTargets {
 /// What the rewrite needs to know before it starts.
 #[derive(Default)]
 struct Shape {
+    types: u32,
     imported_funcs: u32,
     memories: Vec<bool>,
     tables: Vec<(wp::RefType, bool)>,
@@ -85,6 +89,14 @@ fn shape(bytes: &[u8]) -> Result<Shape, GuestError> {
     let mut shape = Shape::default();
     for payload in wp::Parser::new(0).parse_all(bytes) {
         match payload.map_err(unsupported)? {
+            wp::Payload::TypeSection(section) => {
+                for group in section {
+                    let count = group.map_err(unsupported)?.types().len();
+                    shape.types = shape
+                        .types
+                        .saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+                }
+            }
             wp::Payload::ImportSection(section) => {
                 shape.has_imports = true;
                 for import in section.into_imports() {
@@ -97,7 +109,7 @@ fn shape(bytes: &[u8]) -> Result<Shape, GuestError> {
                     }
                     match import.ty {
                         wp::TypeRef::Func(_) | wp::TypeRef::FuncExact(_) => {
-                            shape.imported_funcs += 1;
+                            shape.imported_funcs = shape.imported_funcs.saturating_add(1);
                         }
                         wp::TypeRef::Memory(ty) => shape.memories.push(ty.memory64),
                         wp::TypeRef::Table(ty) => shape.tables.push((ty.element_type, ty.table64)),
@@ -166,8 +178,10 @@ struct Rewriter {
     imported_funcs: u32,
     /// Functions added (one per memory, then one per table).
     added: u32,
-    /// The new types, before the module's own (so that no index the module uses
-    /// names one of them: an invalid module stays invalid).
+    /// The module's own types; the new ones come after them.
+    types: u32,
+    /// The new types. An index the module uses past its own types (an invalid module)
+    /// is refused rather than made to name one of them.
     new_types: Vec<Signature>,
     /// Per memory, then per table: the index of its new type.
     import_types: Vec<u32>,
@@ -196,7 +210,9 @@ impl Rewriter {
                     new_types.len() - 1
                 }
             };
-            u32::try_from(index).unwrap_or(u32::MAX)
+            u32::try_from(index)
+                .unwrap_or(u32::MAX)
+                .saturating_add(shape.types)
         };
         for &is_64 in &shape.memories {
             let index = index_type(is_64);
@@ -219,18 +235,15 @@ impl Rewriter {
             )));
         }
         Ok(Self {
+            types: shape.types,
             imported_funcs: shape.imported_funcs,
-            added: exports.memories + exports.tables,
+            added: exports.memories.saturating_add(exports.tables),
             new_types,
             import_types,
             imports_done: shape.has_imports,
             exports_done: shape.has_exports,
             exports,
         })
-    }
-
-    fn added_types(&self) -> u32 {
-        u32::try_from(self.new_types.len()).unwrap_or(u32::MAX)
     }
 
     fn add_imports(&mut self, imports: &mut wasm_encoder::ImportSection) {
@@ -277,28 +290,72 @@ fn rank(id: wasm_encoder::SectionId) -> u8 {
     }
 }
 
-impl Reencode for Rewriter {
-    type Error = std::convert::Infallible;
+/// An index past the module's own types: the module is invalid (the engine then
+/// reports the validator's own error).
+#[derive(Debug)]
+struct Invalid;
 
-    fn function_index(&mut self, func: u32) -> Result<u32, reencode::Error> {
-        Ok(if func < self.imported_funcs {
-            func
-        } else {
-            func + self.added
-        })
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an index out of bounds")
+    }
+}
+
+const INVALID: reencode::Error<Invalid> = reencode::Error::UserError(Invalid);
+
+fn leb128(out: &mut Vec<u8>, mut value: u32) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+impl Rewriter {
+    /// A function's index once the new imports are in (an index past `u32`, in an
+    /// invalid module, is refused).
+    fn shifted(&self, func: u32) -> Result<u32, reencode::Error<Invalid>> {
+        match func < self.imported_funcs {
+            true => Ok(func),
+            false => func.checked_add(self.added).ok_or(INVALID),
+        }
+    }
+
+    /// The index of the `k`th new import (memories first, then tables).
+    fn helper(&self, k: u32) -> Result<u32, reencode::Error<Invalid>> {
+        self.imported_funcs.checked_add(k).ok_or(INVALID)
+    }
+
+    fn own_type(&self, ty: u32) -> Result<(), reencode::Error<Invalid>> {
+        match ty < self.types {
+            true => Ok(()),
+            false => Err(INVALID),
+        }
+    }
+}
+
+impl Reencode for Rewriter {
+    type Error = Invalid;
+
+    fn function_index(&mut self, func: u32) -> Result<u32, reencode::Error<Invalid>> {
+        self.shifted(func)
     }
 
     fn instruction<'a>(
         &mut self,
         op: wp::Operator<'a>,
-    ) -> Result<wasm_encoder::Instruction<'a>, reencode::Error> {
+    ) -> Result<wasm_encoder::Instruction<'a>, reencode::Error<Invalid>> {
         match op {
             wp::Operator::MemoryGrow { mem } if mem < self.exports.memories => {
-                Ok(wasm_encoder::Instruction::Call(self.imported_funcs + mem))
+                Ok(wasm_encoder::Instruction::Call(self.helper(mem)?))
             }
             wp::Operator::TableGrow { table } if table < self.exports.tables => {
                 Ok(wasm_encoder::Instruction::Call(
-                    self.imported_funcs + self.exports.memories + table,
+                    self.helper(self.exports.memories.saturating_add(table))?,
                 ))
             }
             op => reencode::utils::instruction(self, op),
@@ -309,24 +366,89 @@ impl Reencode for Rewriter {
         &mut self,
         types: &mut wasm_encoder::TypeSection,
         section: wp::TypeSectionReader<'_>,
-    ) -> Result<(), reencode::Error> {
+    ) -> Result<(), reencode::Error<Invalid>> {
+        reencode::utils::parse_type_section(self, types, section)?;
         for (params, results) in &self.new_types {
             types
                 .ty()
                 .function(params.iter().copied(), results.iter().copied());
         }
-        reencode::utils::parse_type_section(self, types, section)
+        Ok(())
     }
 
-    fn type_index(&mut self, ty: u32) -> Result<u32, reencode::Error> {
-        Ok(ty + self.added_types())
+    fn type_index(&mut self, ty: u32) -> Result<u32, reencode::Error<Invalid>> {
+        self.own_type(ty)?;
+        Ok(ty)
+    }
+
+    /// Copies a body as it is but for the operators that name a function (which
+    /// shift) and the growths (which become calls): re-encoding every operator took
+    /// three times as long.
+    fn parse_function_body(
+        &mut self,
+        code: &mut wasm_encoder::CodeSection,
+        func: wp::FunctionBody<'_>,
+    ) -> Result<(), reencode::Error<Invalid>> {
+        let body = func.as_bytes();
+        let base = func.range().start;
+        let at = |offset: u64| usize::try_from(offset - base).unwrap_or(usize::MAX);
+        let mut reader = func.get_operators_reader()?;
+        let mut out = Vec::with_capacity(body.len() + 16);
+        let mut copied = at(reader.original_position());
+        out.extend_from_slice(body.get(..copied).ok_or(INVALID)?);
+        while !reader.eof() {
+            let (op, offset) = reader.read_with_offset()?;
+            let (opcode, index) = match op {
+                wp::Operator::Call { function_index } if function_index >= self.imported_funcs => {
+                    (0x10, self.shifted(function_index)?)
+                }
+                wp::Operator::ReturnCall { function_index }
+                    if function_index >= self.imported_funcs =>
+                {
+                    (0x12, self.shifted(function_index)?)
+                }
+                wp::Operator::RefFunc { function_index }
+                    if function_index >= self.imported_funcs =>
+                {
+                    (0xd2, self.shifted(function_index)?)
+                }
+                wp::Operator::MemoryGrow { mem } if mem < self.exports.memories => {
+                    (0x10, self.helper(mem)?)
+                }
+                wp::Operator::TableGrow { table } if table < self.exports.tables => (
+                    0x10,
+                    self.helper(self.exports.memories.saturating_add(table))?,
+                ),
+                wp::Operator::CallIndirect { type_index, .. }
+                | wp::Operator::ReturnCallIndirect { type_index, .. } => {
+                    self.own_type(type_index)?;
+                    continue;
+                }
+                wp::Operator::Block { blockty }
+                | wp::Operator::Loop { blockty }
+                | wp::Operator::If { blockty } => {
+                    if let wp::BlockType::FuncType(ty) = blockty {
+                        self.own_type(ty)?;
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            out.extend_from_slice(body.get(copied..at(offset)).ok_or(INVALID)?);
+            out.push(opcode);
+            leb128(&mut out, index);
+            copied = at(reader.original_position());
+        }
+        out.extend_from_slice(body.get(copied..).ok_or(INVALID)?);
+        code.raw(&out);
+        Ok(())
     }
 
     fn parse_import_section(
         &mut self,
         imports: &mut wasm_encoder::ImportSection,
         section: wp::ImportSectionReader<'_>,
-    ) -> Result<(), reencode::Error> {
+    ) -> Result<(), reencode::Error<Invalid>> {
         reencode::utils::parse_import_section(self, imports, section)?;
         self.add_imports(imports);
         Ok(())
@@ -336,7 +458,7 @@ impl Reencode for Rewriter {
         &mut self,
         exports: &mut wasm_encoder::ExportSection,
         section: wp::ExportSectionReader<'_>,
-    ) -> Result<(), reencode::Error> {
+    ) -> Result<(), reencode::Error<Invalid>> {
         reencode::utils::parse_export_section(self, exports, section)?;
         self.add_exports(exports);
         Ok(())
@@ -347,7 +469,7 @@ impl Reencode for Rewriter {
         module: &mut wasm_encoder::Module,
         _after: Option<wasm_encoder::SectionId>,
         before: Option<wasm_encoder::SectionId>,
-    ) -> Result<(), reencode::Error> {
+    ) -> Result<(), reencode::Error<Invalid>> {
         let next = before.map_or(u8::MAX, rank);
         // A module with code has a type section, which comes first, so a missing
         // import section is inserted after it.
@@ -368,7 +490,7 @@ impl Reencode for Rewriter {
         &mut self,
         _module: &mut wasm_encoder::Module,
         _section: wp::CustomSectionReader<'_>,
-    ) -> Result<(), reencode::Error> {
+    ) -> Result<(), reencode::Error<Invalid>> {
         Ok(())
     }
 }
@@ -511,10 +633,10 @@ pub(crate) fn grow(
                 && size
                     .checked_add(delta)
                     .is_some_and(|desired| desired <= bound)
-                && ctx
-                    .data()
-                    .limiter
-                    .allows_memory(size * PAGE, (size + delta) * PAGE);
+                && ctx.data().limiter.allows_memory(
+                    size.saturating_mul(PAGE),
+                    size.saturating_add(delta).saturating_mul(PAGE),
+                );
             let copy = if likely { bytes / BYTES_PER_FUEL } else { 0 };
             let required = CALL_EXTRA_FUEL.saturating_add(copy);
             if left < required {
@@ -553,7 +675,10 @@ pub(crate) fn grow(
                 && size
                     .checked_add(delta)
                     .is_some_and(|desired| desired <= bound)
-                && ctx.data().limiter.allows_table(size, size + delta);
+                && ctx
+                    .data()
+                    .limiter
+                    .allows_table(size, size.saturating_add(delta));
             let required = CALL_EXTRA_FUEL.saturating_add(if likely { copy } else { 0 });
             if left < required {
                 return Err(wasmi::Error::host(NeedsFuel {
