@@ -119,3 +119,22 @@ fn every_hostile_module_ends_as_listed_within_its_memory() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The browser run of the corpus (crates/web/tests/hostile.rs) embeds each module by
+/// name; a case added here without it would only fail there, minutes later.
+#[test]
+fn the_browser_test_embeds_every_module_of_the_corpus() {
+    let cases: Value =
+        serde_json::from_slice(&std::fs::read(corpus().join("cases.json")).unwrap()).unwrap();
+    let browser_test = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../web/tests/hostile.rs"),
+    )
+    .unwrap();
+    for case in cases["cases"].as_array().unwrap() {
+        let file = case["file"].as_str().unwrap();
+        assert!(
+            browser_test.contains(&format!("tests/guests/hostile/{file}\")")),
+            "crates/web/tests/hostile.rs does not embed {file}: add it to MODULES"
+        );
+    }
+}

@@ -77,6 +77,10 @@ const MODULES: &[(&str, &[u8])] = &[
         include_bytes!("../../../tests/guests/hostile/grow-loop-table.wasm"),
     ),
     (
+        "grow-on-return.wasm",
+        include_bytes!("../../../tests/guests/hostile/grow-on-return.wasm"),
+    ),
+    (
         "locals-30000.wasm",
         include_bytes!("../../../tests/guests/hostile/locals-30000.wasm"),
     ),
