@@ -47,9 +47,12 @@ export async function buildPreview(sandbox: Sandbox, path: string): Promise<{ ht
   const dir = path.slice(0, path.lastIndexOf('/')) || '/';
   const doc = new DOMParser().parseFromString(decode(await sandbox.readFile(path)), 'text/html');
   const missing: string[] = [];
-  const read = async (ref: string | null): Promise<Uint8Array | null> => {
+  // A local file's bytes; `undefined` for a reference that is not local, `null` for a
+  // local file that is missing (its element is dropped: the frame could not load it
+  // anyway, and trying only puts a CSP error in the console; `missing` names it).
+  const read = async (ref: string | null): Promise<Uint8Array | null | undefined> => {
     const file = localPath(ref, dir);
-    if (!file) return null;
+    if (!file) return undefined;
     try {
       return await sandbox.readFile(file);
     } catch {
@@ -59,6 +62,7 @@ export async function buildPreview(sandbox: Sandbox, path: string): Promise<{ ht
   };
   for (const link of [...doc.querySelectorAll<HTMLLinkElement>('link[rel~="stylesheet"][href]')]) {
     const bytes = await read(link.getAttribute('href'));
+    if (bytes === null) link.remove();
     if (!bytes) continue;
     const style = doc.createElement('style');
     style.textContent = decode(bytes);
@@ -66,6 +70,7 @@ export async function buildPreview(sandbox: Sandbox, path: string): Promise<{ ht
   }
   for (const script of [...doc.querySelectorAll<HTMLScriptElement>('script[src]')]) {
     const bytes = await read(script.getAttribute('src'));
+    if (bytes === null) script.remove();
     if (!bytes) continue;
     script.removeAttribute('src');
     // `</script` inside the code would end the element early.
@@ -74,6 +79,7 @@ export async function buildPreview(sandbox: Sandbox, path: string): Promise<{ ht
   for (const img of [...doc.querySelectorAll<HTMLImageElement>('img[src]')]) {
     const ref = img.getAttribute('src');
     const bytes = await read(ref);
+    if (bytes === null) img.removeAttribute('src');
     if (!bytes || bytes.length > MAX_INLINE_BYTES) continue;
     const ext = (localPath(ref, dir) ?? '').split('.').pop()!.toLowerCase();
     img.setAttribute('src', `data:${MIME[ext] ?? 'application/octet-stream'};base64,${base64(bytes)}`);
