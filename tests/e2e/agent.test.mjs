@@ -121,8 +121,13 @@ for (const name of browserNames) {
     });
 
     test('without a model set, sending says what to do', async () => {
+      // The project opens in the background (its programs may still be compiling on a
+      // busy machine): send once it is open, as a person sees it.
+      await page.waitForFunction(() => !/^Opening/.test(document.querySelector('#chat-status').textContent) && !document.querySelector('#send')?.disabled, {
+        timeout: 90_000,
+      });
       await send(page, 'hello');
-      await page.waitForFunction(() => document.querySelector('#chat-status').classList.contains('error'));
+      await page.waitForFunction(() => document.querySelector('#chat-status').classList.contains('error'), { timeout: 60_000 });
       assert.match(await page.$eval('#chat-status', (el) => el.textContent), /model/i);
       assert.equal(model.requests.length, 0);
     });
