@@ -471,10 +471,7 @@ impl MemFs {
         accessed: Option<Timestamp>,
         modified: Option<Timestamp>,
     ) -> VfsResult<()> {
-        let now = self.clock.now();
-        let mut tree = self.lock();
-        let ino = tree.resolve(path, true)?;
-        set_inode_times(&mut tree, ino, path, accessed, modified, now)
+        self.set_times_at(path, true, accessed, modified)
     }
 
     /// Sets the times of `path` itself, a symlink's own rather than its target's (as
@@ -485,9 +482,19 @@ impl MemFs {
         accessed: Option<Timestamp>,
         modified: Option<Timestamp>,
     ) -> VfsResult<()> {
+        self.set_times_at(path, false, accessed, modified)
+    }
+
+    fn set_times_at(
+        &self,
+        path: &VfsPath,
+        follow: bool,
+        accessed: Option<Timestamp>,
+        modified: Option<Timestamp>,
+    ) -> VfsResult<()> {
         let now = self.clock.now();
         let mut tree = self.lock();
-        let ino = tree.resolve(path, false)?;
+        let ino = tree.resolve(path, follow)?;
         set_inode_times(&mut tree, ino, path, accessed, modified, now)
     }
 

@@ -2,7 +2,7 @@
 //! guest sees: an errno, a trap the runner resumes, an exit, or a limit.
 
 use super::memory::Mem;
-use super::{Blocked, Fail, Pending, Res, Trap, WasiCtx, fs, misc, poll};
+use super::{Blocked, Fail, Pending, Res, Trap, WasiCtx, fs, misc, path, poll};
 use crate::run::GuestState;
 use wasmi::{Caller, Extern, Linker};
 
@@ -151,16 +151,16 @@ pub(crate) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<(), wasmi
         "fd_sync" => fs::fd_sync, (fd: i32);
         "fd_tell" => fs::fd_tell, (fd: i32, out: i32);
         "fd_write" => fs::fd_write, (fd: i32, iovs: i32, count: i32, out: i32);
-        "path_create_directory" => fs::path_create_directory, (fd: i32, path: i32, len: i32);
-        "path_filestat_get" => fs::path_filestat_get, (fd: i32, flags: i32, path: i32, len: i32, out: i32);
-        "path_filestat_set_times" => fs::path_filestat_set_times, (fd: i32, flags: i32, path: i32, len: i32, atim: i64, mtim: i64, fst: i32);
-        "path_link" => fs::path_link, (old_fd: i32, old_flags: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
-        "path_open" => fs::path_open, (fd: i32, dirflags: i32, path: i32, len: i32, oflags: i32, base: i64, inheriting: i64, fdflags: i32, out: i32);
-        "path_readlink" => fs::path_readlink, (fd: i32, path: i32, len: i32, buf: i32, buf_len: i32, out: i32);
-        "path_remove_directory" => fs::path_remove_directory, (fd: i32, path: i32, len: i32);
-        "path_rename" => fs::path_rename, (fd: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
-        "path_symlink" => fs::path_symlink, (old_path: i32, old_len: i32, fd: i32, new_path: i32, new_len: i32);
-        "path_unlink_file" => fs::path_unlink_file, (fd: i32, path: i32, len: i32);
+        "path_create_directory" => path::path_create_directory, (fd: i32, path: i32, len: i32);
+        "path_filestat_get" => path::path_filestat_get, (fd: i32, flags: i32, path: i32, len: i32, out: i32);
+        "path_filestat_set_times" => path::path_filestat_set_times, (fd: i32, flags: i32, path: i32, len: i32, atim: i64, mtim: i64, fst: i32);
+        "path_link" => path::path_link, (old_fd: i32, old_flags: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
+        "path_open" => path::path_open, (fd: i32, dirflags: i32, path: i32, len: i32, oflags: i32, base: i64, inheriting: i64, fdflags: i32, out: i32);
+        "path_readlink" => path::path_readlink, (fd: i32, path: i32, len: i32, buf: i32, buf_len: i32, out: i32);
+        "path_remove_directory" => path::path_remove_directory, (fd: i32, path: i32, len: i32);
+        "path_rename" => path::path_rename, (fd: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
+        "path_symlink" => path::path_symlink, (old_path: i32, old_len: i32, fd: i32, new_path: i32, new_len: i32);
+        "path_unlink_file" => path::path_unlink_file, (fd: i32, path: i32, len: i32);
         "poll_oneoff" => poll::poll_oneoff, (subs: i32, events: i32, count: i32, out: i32);
         "proc_raise" => misc::proc_raise, (signal: i32);
         "random_get" => misc::random_get, (buf: i32, len: i32);
