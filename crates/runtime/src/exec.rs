@@ -1,0 +1,86 @@
+//! Running a script in a session: the exec options checked once, the session chosen,
+//! per-exec guest limits set and put back, the cancel handle kept, the exec audited.
+
+use crate::error::{RuntimeError, RuntimeResult};
+use crate::protocol::{ExecRequest, ExecResult};
+use crate::sandbox::{OutputSink, Sandbox};
+use sandtab_shell::{DEFAULT_SESSION, ExecOutcome, Stream};
+
+/// Runs `request` in `sandbox`, streaming output to `output`.
+pub async fn exec(
+    sandbox: &Sandbox,
+    request: ExecRequest,
+    output: OutputSink<'_>,
+) -> RuntimeResult<ExecResult> {
+    run(sandbox, &request, output).await.map(|o| result(&o))
+}
+
+/// The shell's outcome of running `request` (the `bash` tool wants it unconverted).
+// Holding the `RefCell` borrow across the await is the point: it marks the sandbox busy
+// for the whole exec, and a second exec meanwhile gets `EBUSY` from `try_borrow_mut`.
+#[allow(clippy::await_holding_refcell_ref)]
+pub(crate) async fn run(
+    sandbox: &Sandbox,
+    request: &ExecRequest,
+    output: OutputSink<'_>,
+) -> RuntimeResult<ExecOutcome> {
+    let mut sessions = sandbox
+        .sessions
+        .try_borrow_mut()
+        .map_err(|_| RuntimeError::busy())?;
+    if request.fresh && request.session.is_some() {
+        return Err(RuntimeError::invalid(
+            "exec options: give either session or fresh, not both",
+        ));
+    }
+    let cap = request
+        .max_output_bytes
+        .map_or(sessions.limits().max_output_bytes, |n| {
+            usize::try_from(n.0).unwrap_or(usize::MAX)
+        });
+    let mut fresh;
+    let (shell, session_name) = if request.fresh {
+        fresh = sessions.fresh()?;
+        (&mut fresh, "(fresh)")
+    } else {
+        let name = request.session.as_deref().unwrap_or(DEFAULT_SESSION);
+        (sessions.session(name)?, name)
+    };
+    let usual = shell.limits().guest;
+    if let Some(spec) = &request.guest_limits {
+        let limits = spec.over(usual, "guestLimits")?;
+        shell.set_guest_limits(limits)?;
+    }
+    *sandbox.cancel.borrow_mut() = Some(shell.cancel_handle());
+    let outcome = shell
+        .exec_with_output_cap(&request.script, None, cap, output)
+        .await;
+    *sandbox.cancel.borrow_mut() = None;
+    if request.guest_limits.is_some() {
+        let _ = shell.set_guest_limits(usual);
+    }
+    sandbox.gate.log_exec(
+        session_name,
+        &request.script,
+        outcome.exit_code,
+        outcome.stdout_total,
+        outcome.stderr_total,
+    );
+    Ok(outcome)
+}
+
+/// The shell's outcome as the protocol gives it.
+pub(crate) fn result(outcome: &ExecOutcome) -> ExecResult {
+    ExecResult {
+        stdout: outcome.stdout.clone().into(),
+        stderr: outcome.stderr.clone().into(),
+        exit_code: outcome.exit_code,
+        stdout_truncated: outcome.stdout_truncated,
+        stderr_truncated: outcome.stderr_truncated,
+        stdout_total: outcome.stdout_total,
+        stderr_total: outcome.stderr_total,
+        stdout_note: outcome.truncation_note(Stream::Stdout),
+        stderr_note: outcome.truncation_note(Stream::Stderr),
+        save_error: outcome.save_error.clone().map(Into::into),
+    }
+}

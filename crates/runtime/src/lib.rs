@@ -1,0 +1,24 @@
+//! sandtab's sandbox as a whole, on no platform in particular: a [`Sandbox`] opened from
+//! [`SandboxOptions`] over a [`Platform`] (the browser's, Node's, the CLI's, or a test's
+//! fakes) answers [`Op`]s with [`Reply`]s. The browser worker speaks the same [`Op`]s,
+//! and a recording is a list of them.
+
+pub mod bytes;
+pub mod config;
+pub mod error;
+pub mod protocol;
+
+pub use bytes::Bytes;
+pub use config::{SandboxOptions, SandboxSetup, StorageKind};
+pub use error::{RuntimeError, RuntimeResult};
+pub use protocol::{ExecRequest, ExecResult, Op, PROTOCOL_VERSION, Reply};
+
+mod exec;
+pub mod platform;
+mod recorder;
+pub mod recording;
+mod sandbox;
+mod tools;
+
+pub use platform::Platform;
+pub use sandbox::{OutputSink, Sandbox};

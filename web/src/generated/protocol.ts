@@ -1,0 +1,145 @@
+// Generated from crates/runtime/src/protocol.rs by `SANDTAB_BLESS=1 cargo test -p sandtab-runtime`.
+// Do not edit: a test fails when this differs from what the Rust types generate.
+
+export const PROTOCOL_VERSION = 1;
+
+export type Count = number;
+
+export type StorageKind = "indexeddb" | "opfs" | "memory";
+
+export type ShellLimitsSpec = { maxCommands?: Count, maxLoopIterations?: Count, maxTotalLoopIterations?: Count, maxFunctionDepth?: Count, timeoutMs?: Count, maxOutputBytes?: Count, maxWrittenBytes?: Count, maxFileWriteBytes?: Count, };
+
+export type GuestLimitsSpec = { fuel?: Count, memoryBytes?: Count, tableElements?: Count, instances?: Count, callDepth?: Count, deadlineMs?: Count, outputBytes?: Count, };
+
+export type QuotaSpec = { maxBytes?: Count, maxEntries?: Count, maxFileSize?: Count, };
+
+export type FileContents = string | Uint8Array;
+
+export type MountSpec = { 
+/**
+ * An absolute path, not `/` or `/tmp`.
+ */
+path: string, 
+/**
+ * Paths relative to the mount point, and their contents.
+ */
+files: { [key in string]?: FileContents }, };
+
+export type SandboxOptions = { 
+/**
+ * Which sandbox ("default"): its storage and its lock are per name.
+ */
+name?: string, 
+/**
+ * Where the files are kept; the host's default when left out.
+ */
+storage?: StorageKind, limits?: ShellLimitsSpec, guestLimits?: GuestLimitsSpec, quota?: QuotaSpec, mounts?: Array<MountSpec>, 
+/**
+ * The capability document (see `sandtab-caps`).
+ */
+capabilities?: Record<string, unknown>, 
+/**
+ * Keep a recording of every operation.
+ */
+record?: boolean, 
+/**
+ * A recording (its object or its JSON text) to replay in a new memory sandbox.
+ */
+replay?: unknown, };
+
+export type RuntimeError = { 
+/**
+ * `CAP_...` for a refusal at the gate, the errno name (`ENOENT`, `EDQUOT`, ...) for
+ * a filesystem error, or one of [`RuntimeError`]'s own: `EINVAL` (bad input),
+ * `EBUSY` (another operation holds the sandbox), `ENOTSUP`, `EPROTO` (a message of
+ * another protocol version).
+ */
+code: string, 
+/**
+ * What went wrong, for a person.
+ */
+message: string, };
+
+export type ExecRequest = { 
+/**
+ * The script (bash).
+ */
+script: string, 
+/**
+ * The session it runs in ("main" when left out), made on first use.
+ */
+session?: string, 
+/**
+ * Run in a new session dropped afterwards.
+ */
+fresh?: boolean, 
+/**
+ * The most bytes of each stream kept in the result.
+ */
+maxOutputBytes?: Count, 
+/**
+ * Guest limits for this exec only.
+ */
+guestLimits?: GuestLimitsSpec, };
+
+export type FetchRequest = { url: string, method?: string, 
+/**
+ * Header names and values, in order.
+ */
+headers?: Array<[string, string]>, body?: Uint8Array, 
+/**
+ * Follow redirects (within what the policy allows); true when left out.
+ */
+follow?: boolean, };
+
+export type UiRequest = { "action": "show", html: string, title?: string, } | { "action": "wait", timeoutMs?: number, } | { "action": "close" };
+
+export type Op = { "op": "exec" } & ExecRequest | { "op": "callTool", name: string, args: string, } | { "op": "readFile", path: string, } | { "op": "writeFile", path: string, data: Uint8Array, } | { "op": "listDir", path: string, } | { "op": "usage" } | { "op": "info" } | { "op": "flush" } | { "op": "snapshot", label: string, } | { "op": "snapshots" } | { "op": "restore", id: number, } | { "op": "deleteSnapshot", id: number, } | { "op": "fork", newName: string, snapshotId?: number, } | { "op": "exportTar", path?: string, } | { "op": "importTar", data: Uint8Array, path?: string, } | { "op": "fsck" } | { "op": "closeSession", name: string, } | { "op": "sessionNames" } | { "op": "readText", path: string, offset?: number, limit?: number, } | { "op": "writeText", path: string, content: string, } | { "op": "editFile", path: string, oldString: string, newString: string, replaceAll?: boolean, } | { "op": "fetch", request: FetchRequest, } | { "op": "ui", request: UiRequest, } | { "op": "recording" } | { "op": "replay" } | { "op": "auditLog" } | { "op": "toolDefinitions", format: string, };
+
+export type ExecResult = { stdout: Uint8Array, stderr: Uint8Array, exitCode: number, stdoutTruncated: boolean, stderrTruncated: boolean, 
+/**
+ * Every byte written to stdout, including any past the cap.
+ */
+stdoutTotal: number, stderrTotal: number, 
+/**
+ * What was cut, for a person (null when nothing was).
+ */
+stdoutNote: string | null, stderrNote: string | null, 
+/**
+ * Set when storage refused to save the command's changes.
+ */
+saveError: RuntimeError | null, };
+
+export type DirEntry = { name: string, 
+/**
+ * `file`, `dir` or `symlink`.
+ */
+kind: 'file' | 'dir' | 'symlink', size: number, 
+/**
+ * Milliseconds since the epoch, with a fraction.
+ */
+modified: number, };
+
+export type SnapshotEntry = { id: number, label: string, 
+/**
+ * Milliseconds since the epoch.
+ */
+created: number, files: number, bytes: number, };
+
+export type FetchResponse = { status: number, statusText: string, headers: Array<[string, string]>, url: string, redirected: boolean, body: Uint8Array, };
+
+export type Reply = { "reply": "exec" } & ExecResult | { "reply": "done" } | { "reply": "text", text: string, } | { "reply": "bytes", data: Uint8Array, } | { "reply": "count", count: number, } | { "reply": "flag", value: boolean, } | { "reply": "names", names: Array<string>, } | { "reply": "entries", entries: Array<DirEntry>, } | { "reply": "usage", bytes: number, files: number, dirs: number, maxBytes: number, maxEntries: number, maxFileSize: number, } | { "reply": "info", name: string, storage: StorageKind, } | { "reply": "flushed", records: number, bytes: number, } | { "reply": "snapshot" } & SnapshotEntry | { "reply": "snapshots", snapshots: Array<SnapshotEntry>, } | { "reply": "imported", files: number, directories: number, symlinks: number, skipped: number, } | { "reply": "fsck", clean: boolean, summary: string, problems: Array<string>, inodes: number, files: number, bytesChecked: number, } | { "reply": "fetched" } & FetchResponse | { "reply": "uiEvent", event: string | null, } | { "reply": "json", value: unknown, };
+
+export type Request = { 
+/**
+ * [`PROTOCOL_VERSION`] of the page that sent it.
+ */
+v: number, 
+/**
+ * The caller's id for the answer.
+ */
+id: number, 
+/**
+ * What is asked.
+ */
+op: Op, };
