@@ -1,128 +1,70 @@
-//! Rust values as the plain JS objects the worker posts to the page.
+//! Values between the runtime and JavaScript: the protocol's types through
+//! serde-wasm-bindgen, errors as JS `Error`s with a `code`, file contents straight into
+//! a `Uint8Array`.
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
-use sandtab_shell::ExecOutcome;
-use sandtab_vfs::storage::{FsckReport, SnapshotInfo};
-use sandtab_vfs::{ErrorKind, FileKind, VfsError, VfsResult};
+use js_sys::{Array, Reflect, Uint8Array};
+use sandtab_runtime::RuntimeError;
+use sandtab_vfs::storage::ContentSink;
+use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
+use send_wrapper::SendWrapper;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
-pub fn set(object: &Object, key: &str, value: &JsValue) {
-    // Setting a data property on a fresh plain object cannot fail.
+pub fn set(object: &JsValue, key: &str, value: &JsValue) {
+    // Setting a data property on a plain object cannot fail.
     let _ = Reflect::set(object, &JsValue::from_str(key), value);
 }
 
-/// A plain object of named counts (`{ files: 3, bytes: 12 }`).
-pub fn counts(fields: &[(&str, u64)]) -> Object {
-    let object = Object::new();
-    for (name, value) in fields {
-        set(&object, name, &JsValue::from_f64(*value as f64));
-    }
-    object
-}
-
-/// A filesystem error as a JS `Error` whose `code` is the errno name (`EDQUOT`, ...).
-pub fn vfs_error(err: VfsError) -> JsValue {
-    let error = js_sys::Error::new(&err.to_string());
-    set(&error, "code", &JsValue::from_str(err.kind().errno_name()));
+/// A runtime error as a JS `Error` whose `code` is its code.
+pub fn js_error(err: RuntimeError) -> JsValue {
+    let error = js_sys::Error::new(&err.message);
+    set(&error, "code", &JsValue::from_str(&err.code));
     error.into()
 }
 
-fn error_object(err: &VfsError) -> JsValue {
-    let object = Object::new();
-    set(&object, "code", &JsValue::from_str(err.kind().errno_name()));
-    set(&object, "message", &JsValue::from_str(&err.to_string()));
-    object.into()
+/// A protocol value from JS, an error naming the field that is wrong.
+pub fn from_js<T: DeserializeOwned>(value: JsValue, place: &str) -> Result<T, JsValue> {
+    sandtab_runtime::protocol::decode(serde_wasm_bindgen::Deserializer::from(value), place)
+        .map_err(js_error)
 }
 
-pub fn entry_kind(kind: FileKind) -> &'static str {
-    match kind {
-        FileKind::File => "file",
-        FileKind::Directory => "dir",
-        FileKind::Symlink => "symlink",
+/// A protocol value as plain JS: objects (not `Map`s), `null` for nothing, bytes as
+/// `Uint8Array`s.
+pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|err| js_error(RuntimeError::invalid(err.to_string())))
+}
+
+/// Builds the `Uint8Array` `readFile` answers with, piece by piece.
+#[derive(Debug, Default)]
+pub struct ArraySink {
+    array: Option<SendWrapper<Uint8Array>>,
+    filled: u32,
+}
+
+impl ContentSink for ArraySink {
+    fn size(&mut self, size: u64) -> VfsResult<()> {
+        self.array = Some(SendWrapper::new(new_byte_array(size)?));
+        Ok(())
+    }
+
+    fn piece(&mut self, data: &[u8]) {
+        if let Some(array) = &self.array {
+            let end = self.filled + data.len() as u32;
+            array.subarray(self.filled, end).copy_from(data);
+            self.filled = end;
+        }
     }
 }
 
-pub fn outcome_to_js(outcome: &ExecOutcome) -> JsValue {
-    let object = Object::new();
-    set(
-        &object,
-        "stdout",
-        &Uint8Array::from(outcome.stdout.as_slice()),
-    );
-    set(
-        &object,
-        "stderr",
-        &Uint8Array::from(outcome.stderr.as_slice()),
-    );
-    set(&object, "exitCode", &JsValue::from(outcome.exit_code));
-    set(
-        &object,
-        "stdoutTruncated",
-        &JsValue::from_bool(outcome.stdout_truncated),
-    );
-    set(
-        &object,
-        "stderrTruncated",
-        &JsValue::from_bool(outcome.stderr_truncated),
-    );
-    set(
-        &object,
-        "stdoutTotal",
-        &JsValue::from_f64(outcome.stdout_total as f64),
-    );
-    set(
-        &object,
-        "stderrTotal",
-        &JsValue::from_f64(outcome.stderr_total as f64),
-    );
-    let note = |stream| {
-        outcome
-            .truncation_note(stream)
-            .map_or(JsValue::NULL, |note| JsValue::from_str(&note))
-    };
-    set(&object, "stdoutNote", &note(sandtab_shell::Stream::Stdout));
-    set(&object, "stderrNote", &note(sandtab_shell::Stream::Stderr));
-    let save_error = outcome
-        .save_error
-        .as_ref()
-        .map_or(JsValue::NULL, error_object);
-    set(&object, "saveError", &save_error);
-    object.into()
-}
-
-pub fn snapshot_to_js(info: &SnapshotInfo) -> Object {
-    let object = Object::new();
-    set(&object, "id", &JsValue::from_f64(info.id as f64));
-    set(&object, "label", &JsValue::from_str(&info.label));
-    // Milliseconds since the epoch, as `Date.now()`.
-    set(
-        &object,
-        "created",
-        &JsValue::from_f64((info.created / 1_000_000) as f64),
-    );
-    set(&object, "files", &JsValue::from_f64(info.files as f64));
-    set(&object, "bytes", &JsValue::from_f64(info.bytes as f64));
-    object
-}
-
-pub fn fsck_to_js(report: &FsckReport) -> Object {
-    let object = Object::new();
-    set(&object, "clean", &JsValue::from_bool(report.is_clean()));
-    set(&object, "summary", &JsValue::from_str(&report.summary()));
-    let problems: Array = report
-        .problems
-        .iter()
-        .map(|problem| JsValue::from_str(problem))
-        .collect();
-    set(&object, "problems", &problems);
-    set(&object, "inodes", &JsValue::from_f64(report.inodes as f64));
-    set(&object, "files", &JsValue::from_f64(report.files as f64));
-    set(
-        &object,
-        "bytesChecked",
-        &JsValue::from_f64(report.bytes_checked as f64),
-    );
-    object
+impl ArraySink {
+    pub fn into_array(self) -> JsValue {
+        self.array
+            .map_or_else(|| Uint8Array::new_with_length(0), SendWrapper::take)
+            .into()
+    }
 }
 
 /// A zeroed `Uint8Array` of `size` bytes, or ENOMEM/EFBIG if the browser cannot make it

@@ -33,6 +33,25 @@ impl WebDoors {
     }
 }
 
+impl WebDoors {
+    /// The page's doors from `{ hostCall?, netFetch?, uiAction? }` (each a function).
+    pub fn from_js(doors: &JsValue) -> Result<Self, sandtab_runtime::RuntimeError> {
+        let get = |key: &str| -> Result<Option<js_sys::Function>, sandtab_runtime::RuntimeError> {
+            if doors.is_undefined() || doors.is_null() {
+                return Ok(None);
+            }
+            let value = Reflect::get(doors, &key.into()).unwrap_or(JsValue::UNDEFINED);
+            if value.is_undefined() || value.is_null() {
+                return Ok(None);
+            }
+            value.dyn_into().map(Some).map_err(|_| {
+                sandtab_runtime::RuntimeError::invalid(format!("doors.{key} must be a function"))
+            })
+        };
+        Ok(Self::new(get("hostCall")?, get("netFetch")?, get("uiAction")?))
+    }
+}
+
 impl Doors for WebDoors {
     fn call_tool(&self, name: &str, args: &str) -> BoxFuture<'static, Result<String, String>> {
         let Some(function) = (*self.host_call).clone() else {
