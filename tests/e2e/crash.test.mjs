@@ -79,6 +79,42 @@ for (const name of browserNames) {
       await page.close();
     });
 
+    test('a page and a worker of different protocol versions refuse each other (EPROTO)', async () => {
+      const { page } = await openPage(browser, `${server.url}?sandbox=protocol-demo`);
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
+      const outcome = await page.evaluate(async () => {
+        const v = window.sandtab.PROTOCOL_VERSION;
+        const talk = (worker, message) =>
+          new Promise((resolve) => {
+            worker.onmessage = (event) => {
+              if (event.data.type !== 'output' && event.data.type !== 'progress') resolve(event.data);
+            };
+            worker.postMessage(message);
+          });
+        const stale = new Worker(new URL('./worker.js', location.href), { type: 'module' });
+        const init = await talk(stale, { type: 'init', v: v + 1, options: { name: 'protocol', storage: 'memory' } });
+        stale.terminate();
+        const worker = new Worker(new URL('./worker.js', location.href), { type: 'module' });
+        const ready = await talk(worker, { type: 'init', v, options: { name: 'protocol', storage: 'memory' } });
+        const op = await talk(worker, { type: 'op', v: v + 1, id: 1, op: { op: 'sessionNames' } });
+        const bad = await talk(worker, { type: 'op', v, id: 2, op: { op: 'exec', script: 'true', sesion: 'x' } });
+        const good = await talk(worker, { type: 'op', v, id: 3, op: { op: 'exec', script: 'echo ok' } });
+        worker.terminate();
+        return { init, ready: ready.type, op, bad, good: good.type === 'result' ? new TextDecoder().decode(good.value.stdout) : good };
+      });
+      assert.equal(outcome.init.type, 'initError', JSON.stringify(outcome.init));
+      assert.equal(outcome.init.code, 'EPROTO');
+      assert.match(outcome.init.message, /reload the page/);
+      assert.equal(outcome.ready, 'ready');
+      assert.equal(outcome.op.type, 'error');
+      assert.equal(outcome.op.code, 'EPROTO');
+      assert.equal(outcome.bad.type, 'error');
+      assert.equal(outcome.bad.code, 'EINVAL');
+      assert.match(outcome.bad.message, /unknown field `sesion`/);
+      assert.equal(outcome.good, 'ok\n');
+      await page.close();
+    });
+
     // No known input makes the runtime panic any more, so this one speaks the worker's
     // protocol itself and calls `debugPanic`, which only debug builds of the runtime have
     // (crates/web/src/crash.rs): skipped against a release build.
@@ -103,14 +139,15 @@ for (const name of browserNames) {
             await new Promise((resolve) => (notify = resolve));
           }
         };
-        worker.postMessage({ type: 'init', options: { name: 'panic' } });
+        const v = window.sandtab.PROTOCOL_VERSION;
+        worker.postMessage({ type: 'init', v, options: { name: 'panic' } });
         const ready = await next('ready');
         if (ready.type !== 'ready') return { init: ready };
-        worker.postMessage({ type: 'call', id: 1, method: 'writeFile', args: ['/home/agent/kept.txt', new TextEncoder().encode('kept\n')] });
+        worker.postMessage({ type: 'op', v, id: 1, op: { op: 'writeFile', path: '/home/agent/kept.txt', data: new TextEncoder().encode('kept\n') } });
         const written = await next('result');
-        worker.postMessage({ type: 'call', id: 2, method: 'debugPanic', args: ['a test panic'] });
+        worker.postMessage({ type: 'op', v, id: 2, op: { op: 'debugPanic', message: 'a test panic' } });
         // Queued behind the panic: never answered, the worker is gone.
-        worker.postMessage({ type: 'call', id: 3, method: 'sessionNames', args: [] });
+        worker.postMessage({ type: 'op', v, id: 3, op: { op: 'sessionNames' } });
         const crashed = await next('result');
         if (crashed.type !== 'crashed') {
           // A release build answers that it has no such call; the worker lives on.
@@ -127,7 +164,7 @@ for (const name of browserNames) {
       });
       assert.equal(outcome.init, undefined, JSON.stringify(outcome.init));
       assert.equal(outcome.written.type, 'result', JSON.stringify(outcome.written));
-      if (outcome.crashed.type === 'error' && /unknown call debugPanic/.test(outcome.crashed.message)) {
+      if (outcome.crashed.type === 'error' && /unknown op debugPanic/.test(outcome.crashed.message)) {
         t.skip('a release build of the runtime has no test-only panic');
         return;
       }

@@ -1,5 +1,7 @@
 // sandtab: a sandbox for AI agents that lives in a browser tab.
 export { Sandbox, SandboxError } from './sandbox.js';
+export { PROTOCOL_VERSION } from './protocol.js';
+export type { Op, Reply } from './protocol.js';
 export { FRAME_POLICY, containedFrame, contentDocument, holdLinks } from './contained-frame.js';
 export type { ContainedFrameOptions } from './contained-frame.js';
 export type {

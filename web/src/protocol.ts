@@ -1,69 +1,46 @@
-// The messages between the page (Sandbox) and the runtime's dedicated worker.
-// Every request that expects an answer carries an `id`; output chunks of an exec arrive
-// as `output` messages with that exec's id before its `result`.
+// The messages between the page (Sandbox) and the runtime's dedicated worker. What a
+// sandbox is asked and answers (`Op`, `Reply`) is generated from the runtime's Rust types
+// (generated/protocol.ts); these envelopes add ids, output chunks and the page's doors.
+// Every message carries the protocol version: a page and a worker from different builds
+// refuse each other (EPROTO) instead of misreading.
 
 import type { NetRequest, NetResponse } from './net-broker.js';
 import type { UiAction } from './ui-frame.js';
-import type { GuestLimits, ProgressEvent, WorkerOptions } from './types.js';
+import type { ProgressEvent, WorkerOptions } from './types.js';
+import type { Op, Reply } from './generated/protocol.js';
 
-/** What an exec request carries besides its script (the callbacks stay on the page). */
-export interface ExecRequestOptions {
-  guestLimits?: GuestLimits;
-  session?: string;
-  fresh?: boolean;
-  maxOutputBytes?: number;
+export { PROTOCOL_VERSION } from './generated/protocol.js';
+export type { Op, Reply, ExecRequest, ExecResult, RuntimeError } from './generated/protocol.js';
+
+/** Ops answered at once from memory, even while a command runs (the rest queue). */
+export const QUERY_OPS = ['listDir', 'usage', 'info', 'snapshots', 'auditLog', 'toolDefinitions'] as const satisfies readonly Op['op'][];
+
+export function isQuery(op: Op): boolean {
+  return (QUERY_OPS as readonly string[]).includes(op.op);
 }
 
-/** Sandbox methods the page may call through a `call` request (all run in order). */
-export const CALLS = [
-  'readFile',
-  'writeFile',
-  'flush',
-  'snapshot',
-  'restore',
-  'deleteSnapshot',
-  'fork',
-  'exportTar',
-  'importTar',
-  'fsck',
-  'closeSession',
-  'sessionNames',
-  'callTool',
-  'readText',
-  'writeText',
-  'editFile',
-  'fetch',
-  'ui',
-  'recording',
-  'replay',
-] as const;
-export type CallName = (typeof CALLS)[number];
+/** The reply an op of kind `K` resolves to. */
+export type ReplyOf<K extends Reply['reply']> = Extract<Reply, { reply: K }>;
 
-/** Methods answered at once, even while a command runs (they only read memory). */
-export const QUERIES = ['listDir', 'usage', 'info', 'snapshots', 'auditLog', 'toolDefinitions'] as const;
-export type QueryName = (typeof QUERIES)[number];
-
-export type Request =
+export type ToWorker =
   // `module`: the runtime already compiled by an earlier worker of this page.
   // `hostCall`: whether the page answers tool calls (it always answers network requests).
-  | { type: 'init'; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
-  | { type: 'exec'; id: number; script: string; options: ExecRequestOptions }
+  | { type: 'init'; v: number; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
+  | { type: 'op'; v: number; id: number; op: Op }
+  | { type: 'cancel' }
   // The page's answer to a guest's host call.
   | { type: 'hostCallResult'; callId: number; value?: string; error?: string }
   // The page's answer to a network request (`error`: a code and a message).
   | { type: 'netFetchResult'; callId: number; value?: NetResponse; error?: { code: string; message: string } }
   // The page's answer to a ui action (`value`: an event's JSON, or null).
-  | { type: 'uiResult'; callId: number; value?: string | null; error?: { code: string; message: string } }
-  | { type: 'cancel' }
-  | { type: 'call'; id: number; method: CallName; args: unknown[] }
-  | { type: 'query'; id: number; method: QueryName; args: unknown[] };
+  | { type: 'uiResult'; callId: number; value?: string | null; error?: { code: string; message: string } };
 
-export type Reply =
+export type FromWorker =
   // `module`: the compiled runtime, for the page to give the next worker it starts.
   | { type: 'ready'; module: WebAssembly.Module }
   | { type: 'initError'; message: string; code?: string }
   | { type: 'output'; id: number; stream: 'stdout' | 'stderr'; data: Uint8Array }
-  | { type: 'result'; id: number; value: unknown }
+  | { type: 'result'; id: number; value: Reply }
   | { type: 'error'; id: number; message: string; code?: string }
   // The runtime panicked or trapped: every pending and later call fails with
   // SANDBOX_CRASHED, and the worker ends (see worker.ts `crash`).

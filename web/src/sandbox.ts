@@ -3,7 +3,7 @@
 
 import { NetBroker, type NetRequest } from './net-broker.js';
 import { UiFrame, type UiAction } from './ui-frame.js';
-import type { CallName, ExecRequestOptions, QueryName, Reply, Request } from './protocol.js';
+import { PROTOCOL_VERSION, type ExecRequest, type FromWorker, type Op, type Reply, type ReplyOf, type ToWorker } from './protocol.js';
 import type {
   CapabilityDocument,
   ToolHandler,
@@ -16,7 +16,6 @@ import type {
   FsckReport,
   ImportResult,
   SandboxOptions,
-  SaveError,
   SnapshotInfo,
   StorageKind,
   Usage,
@@ -44,22 +43,9 @@ export class SandboxError extends Error {
 }
 
 interface Pending {
-  resolve: (value: unknown) => void;
+  resolve: (value: Reply) => void;
   reject: (err: Error) => void;
   onOutput?: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
-}
-
-interface RawResult {
-  stdout: Uint8Array;
-  stderr: Uint8Array;
-  exitCode: number;
-  stdoutTruncated: boolean;
-  stderrTruncated: boolean;
-  stdoutTotal: number;
-  stderrTotal: number;
-  stdoutNote: string | null;
-  stderrNote: string | null;
-  saveError: SaveError | null;
 }
 
 /** `SandboxError.code` of a sandbox whose runtime crashed (a panic, a trap, a failed
@@ -113,11 +99,11 @@ export class Sandbox {
     const runtimeKey = String(options.workerUrl ?? 'bundled');
     const sandbox = new Sandbox(worker, options, secrets);
     await new Promise<void>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<Reply>) => {
+      worker.onmessage = (event: MessageEvent<FromWorker>) => {
         const reply = event.data;
         if (reply.type === 'ready') {
           if (reply.module instanceof WebAssembly.Module) compiledRuntimes.set(runtimeKey, reply.module);
-          worker.onmessage = (e: MessageEvent<Reply>) => sandbox.#receive(e.data);
+          worker.onmessage = (e: MessageEvent<FromWorker>) => sandbox.#receive(e.data);
           resolve();
         } else if (reply.type === 'initError') {
           worker.terminate();
@@ -142,8 +128,9 @@ export class Sandbox {
       const workerOptions: WorkerOptions = capabilities ? { ...rest, capabilities } : rest;
       // Program URLs are relative to the page, not to the worker script.
       const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: new URL(spec.url, globalThis.location?.href).href }));
-      const init: Request = {
+      const init: ToWorker = {
         type: 'init',
+        v: PROTOCOL_VERSION,
         options: { ...workerOptions, ...(programs ? { programs } : {}) } satisfies WorkerOptions,
         module: compiledRuntimes.get(runtimeKey),
         hostCall: options.hostCall !== undefined || options.tools !== undefined,
@@ -173,13 +160,12 @@ export class Sandbox {
       if (handler) handler(decoders[stream].decode(data, { stream: true }));
     };
     const { guestLimits, session, fresh, maxOutputBytes } = options;
-    const forwarded: ExecRequestOptions = {};
-    if (guestLimits !== undefined) forwarded.guestLimits = guestLimits;
-    if (session !== undefined) forwarded.session = session;
-    if (fresh !== undefined) forwarded.fresh = fresh;
-    if (maxOutputBytes !== undefined) forwarded.maxOutputBytes = maxOutputBytes;
-    const request: Request = { type: 'exec', id: 0, script, options: forwarded };
-    const raw = (await this.#request(request, onOutput)) as RawResult;
+    const request: ExecRequest = { script };
+    if (guestLimits !== undefined) request.guestLimits = guestLimits;
+    if (session !== undefined) request.session = session;
+    if (fresh !== undefined) request.fresh = fresh;
+    if (maxOutputBytes !== undefined) request.maxOutputBytes = maxOutputBytes;
+    const raw = await this.#run({ op: 'exec', ...request }, 'exec', onOutput);
     const text = (bytes: Uint8Array, note: string | null) => new TextDecoder().decode(bytes) + (note ?? '');
     return {
       stdout: text(raw.stdout, raw.stdoutNote),
@@ -214,13 +200,12 @@ export class Sandbox {
     switch (name) {
       case 'fetch': {
         const headers = args.headers ?? {};
-        const response = (await this.#call('fetch', {
-          url: str('url'),
+        const response = await this.fetch(str('url')!, {
           method: str('method', true) ?? 'GET',
-          headers,
+          headers: headers as Record<string, string>,
           body: str('body', true),
           follow: true,
-        })) as { status: number; headers: [string, string][]; url: string; body: Uint8Array };
+        });
         return {
           status: response.status,
           url: response.url,
@@ -234,10 +219,10 @@ export class Sandbox {
         // grant), not as a `read_file` call the model did not make.
         const file = path === undefined ? undefined : path.startsWith('/') ? path : `/home/agent/${path}`;
         const html = file === undefined ? str('html', true) : new TextDecoder().decode(await this.readFile(file));
-        if (html !== undefined) await this.#call('ui', 'show', html, 'sandbox ui');
+        if (html !== undefined) await this.#run({ op: 'ui', request: { action: 'show', html, title: 'sandbox ui' } }, 'uiEvent');
         if (args.wait === false) return { shown: html !== undefined };
         const seconds = typeof args.timeout_seconds === 'number' ? args.timeout_seconds : 300;
-        const event = (await this.#call('ui', 'wait', undefined, undefined, seconds * 1000)) as string | null;
+        const { event } = await this.#run({ op: 'ui', request: { action: 'wait', timeoutMs: Math.max(0, Math.round(seconds * 1000)) } }, 'uiEvent');
         return { event: event === null ? null : (JSON.parse(event) as unknown) };
       }
       // sandtab's own tools: the runtime checks them at the gate (the document's
@@ -247,8 +232,8 @@ export class Sandbox {
       case 'write_file':
       case 'edit_file':
       default: {
-        const answer = (await this.#call('callTool', name, JSON.stringify(args))) as string;
-        return JSON.parse(answer) as unknown;
+        const { text } = await this.#run({ op: 'callTool', name, args: JSON.stringify(args) }, 'text');
+        return JSON.parse(text) as unknown;
       }
     }
   }
@@ -258,7 +243,8 @@ export class Sandbox {
    * OpenAI (`tools` of chat completions), Anthropic (`tools` of messages) or MCP
    * (`tools/list`) format. */
   async toolDefinitions(format: 'openai' | 'anthropic' | 'mcp' = 'openai'): Promise<unknown[]> {
-    return JSON.parse((await this.#query('toolDefinitions', format)) as string) as unknown[];
+    const { text } = await this.#run({ op: 'toolDefinitions', format }, 'text');
+    return JSON.parse(text) as unknown[];
   }
 
   /** An HTTP request through the sandbox's network policy (the same check as `curl`'s:
@@ -269,7 +255,14 @@ export class Sandbox {
     url: string,
     init: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array; follow?: boolean } = {},
   ): Promise<{ status: number; statusText: string; headers: [string, string][]; url: string; redirected: boolean; body: Uint8Array }> {
-    return (await this.#call('fetch', { url, ...init })) as never;
+    const headers = Object.entries(init.headers ?? {}) as [string, string][];
+    for (const [name, value] of headers) {
+      if (typeof value !== 'string') throw new SandboxError(`fetch: header \`${name}\` must be a string`, 'EINVAL');
+    }
+    const body = typeof init.body === 'string' ? new TextEncoder().encode(init.body) : init.body;
+    const request = { url, headers, ...(init.method === undefined ? {} : { method: init.method }), ...(body == null ? {} : { body }), ...(init.follow === undefined ? {} : { follow: init.follow }) };
+    const { reply: _, ...response } = await this.#run({ op: 'fetch', request }, 'fetched');
+    return response;
   }
 
   /** The recording so far of a sandbox created with `record: true`: every exec,
@@ -277,7 +270,7 @@ export class Sandbox {
    * bytes and door answers each consumed, its outcome, and the file tree's digest. JSON:
    * keep it, download it, replay it with `Sandbox.replay`. */
   async recording(): Promise<SandboxRecording> {
-    return (await this.#call('recording')) as SandboxRecording;
+    return (await this.#run({ op: 'recording' }, 'json')).value as SandboxRecording;
   }
 
   /** Replays `recording` in a new sandbox in memory: every operation again, with the
@@ -295,7 +288,7 @@ export class Sandbox {
     }
     const sandbox = await Sandbox.create({ ...recording.options, ...options, storage: 'memory', replay: recording });
     try {
-      const report = (await sandbox.#call('replay')) as ReplayReport;
+      const report = (await sandbox.#run({ op: 'replay' }, 'json')).value as ReplayReport;
       return { report, sandbox };
     } catch (err) {
       sandbox.terminate();
@@ -307,101 +300,107 @@ export class Sandbox {
    * with its time, arguments (secrets redacted) and result size, oldest first (the
    * last 10,000). Answered at once, even while a command runs. */
   async auditLog(): Promise<string> {
-    return (await this.#query('auditLog')) as string;
+    return (await this.#run({ op: 'auditLog' }, 'text')).text;
   }
 
   /** Stops the running command (it ends with exit status 130), and ends a pending `ui`
    * wait with no event. Files and the session survive; the sandbox stays usable. */
   cancel(): void {
-    if (this.#dead === null) this.#worker.postMessage({ type: 'cancel' } satisfies Request);
+    if (this.#dead === null) this.#worker.postMessage({ type: 'cancel' } satisfies ToWorker);
     this.#ui.stopWaiting();
   }
 
   /** The entries of a directory, sorted by name (answered even while a command runs). */
   async listDir(path: string): Promise<DirEntry[]> {
-    return (await this.#query('listDir', path)) as DirEntry[];
+    return (await this.#run({ op: 'listDir', path }, 'entries')).entries;
   }
 
   /** The bytes of a file. */
   async readFile(path: string): Promise<Uint8Array> {
-    return (await this.#call('readFile', path)) as Uint8Array;
+    return (await this.#run({ op: 'readFile', path }, 'bytes')).data;
   }
 
   /** Writes a file (its directory must exist) and saves it; a string is stored as UTF-8. */
   async writeFile(path: string, data: Uint8Array | string): Promise<void> {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-    await this.#call('writeFile', path, bytes);
+    await this.#run({ op: 'writeFile', path, data: bytes }, 'done');
   }
 
   /** Which sandbox this is and where its files are kept. */
   async info(): Promise<{ name: string; storage: StorageKind }> {
-    return (await this.#query('info')) as { name: string; storage: StorageKind };
+    const { name, storage } = await this.#run({ op: 'info' }, 'info');
+    return { name, storage };
   }
 
   /** Bytes, files and directories in use, with the quota. */
   async usage(): Promise<Usage> {
-    return (await this.#query('usage')) as Usage;
+    const { reply: _, ...usage } = await this.#run({ op: 'usage' }, 'usage');
+    return usage;
   }
 
   /** Ends the shell session `name` (its `cd`, variables, functions, aliases and
    * options); the files stay. Resolves to whether there was one. Runs after the
    * commands queued before it. */
   async closeSession(name: string): Promise<boolean> {
-    return (await this.#call('closeSession', name)) as boolean;
+    return (await this.#run({ op: 'closeSession', name }, 'flag')).value;
   }
 
   /** The names of the shell sessions that exist, sorted (after the queued commands). */
   async sessionNames(): Promise<string[]> {
-    return (await this.#call('sessionNames')) as string[];
+    return (await this.#run({ op: 'sessionNames' }, 'names')).names;
   }
 
   /** Saves every change not yet saved (commands and `writeFile` save on their own). */
   async flush(): Promise<{ records: number; bytes: number }> {
-    return (await this.#call('flush')) as { records: number; bytes: number };
+    const { records, bytes } = await this.#run({ op: 'flush' }, 'flushed');
+    return { records, bytes };
   }
 
   /** Saves, then keeps the current files as a snapshot. Cheap: contents are shared with
    * the live files, not copied. Needs IndexedDB storage. */
   async snapshot(label = ''): Promise<SnapshotInfo> {
-    return (await this.#call('snapshot', label)) as SnapshotInfo;
+    const { reply: _, ...info } = await this.#run({ op: 'snapshot', label }, 'snapshot');
+    return info;
   }
 
   /** The snapshots kept, oldest first. */
   async snapshots(): Promise<SnapshotInfo[]> {
-    return (await this.#query('snapshots')) as SnapshotInfo[];
+    return (await this.#run({ op: 'snapshots' }, 'snapshots')).snapshots;
   }
 
   /** Makes the files exactly those of snapshot `id`; later changes are discarded. */
   async restore(id: number): Promise<void> {
-    await this.#call('restore', id);
+    await this.#run({ op: 'restore', id }, 'done');
   }
 
   /** Deletes a snapshot and the contents only it kept. */
   async deleteSnapshot(id: number): Promise<void> {
-    await this.#call('deleteSnapshot', id);
+    await this.#run({ op: 'deleteSnapshot', id }, 'done');
   }
 
   /** Copies the files (or snapshot `snapshotId`'s) into a new stored sandbox `name`,
    * which must not exist yet; open it with `Sandbox.create({ name })`. */
   async fork(name: string, snapshotId?: number): Promise<void> {
-    await this.#call('fork', name, snapshotId);
+    await this.#run({ op: 'fork', newName: name, ...(snapshotId === undefined ? {} : { snapshotId }) }, 'done');
   }
 
   /** A tar archive of the files below `path` (default `/`); mounts are left out. */
   async exportTar(path = '/'): Promise<Uint8Array> {
-    return (await this.#call('exportTar', path)) as Uint8Array;
+    return (await this.#run({ op: 'exportTar', path }, 'bytes')).data;
   }
 
   /** Unpacks a tar archive below `path` (default `/`) and saves. Paths cannot climb
    * out of `path`. */
   async importTar(archive: Uint8Array, path = '/'): Promise<ImportResult> {
-    return (await this.#call('importTar', archive, path)) as ImportResult;
+    const { reply: _, ...stats } = await this.#run({ op: 'importTar', data: archive, path }, 'imported');
+    return stats;
   }
 
   /** Saves, then reads back and checks every stored record (checksums, the tree, every
    * file's contents). */
   async fsck(): Promise<FsckReport> {
-    return (await this.#call('fsck')) as FsckReport;
+    const { reply: _, ...report } = await this.#run({ op: 'fsck' }, 'fsck');
+    return report;
   }
 
   /** Deletes the stored sandbox `name`: its IndexedDB database and its OPFS files. Fails
@@ -459,24 +458,22 @@ export class Sandbox {
     this.#fail(new SandboxError('the sandbox was terminated'));
   }
 
-  #call(method: CallName, ...args: unknown[]): Promise<unknown> {
-    return this.#request({ type: 'call', id: 0, method, args });
-  }
-
-  #query(method: QueryName, ...args: unknown[]): Promise<unknown> {
-    return this.#request({ type: 'query', id: 0, method, args });
-  }
-
-  #request(request: Request & { id: number }, onOutput?: Pending['onOutput']): Promise<unknown> {
-    if (this.#dead) return Promise.reject(this.#dead);
+  /** Sends `op` to the worker (queued there unless it is a query) and resolves to its
+   * reply, which must be of kind `kind`. */
+  async #run<K extends Reply['reply']>(op: Op, kind: K, onOutput?: Pending['onOutput']): Promise<ReplyOf<K>> {
+    if (this.#dead) throw this.#dead;
     const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
+    const reply = await new Promise<Reply>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onOutput });
-      this.#worker.postMessage({ ...request, id });
+      this.#worker.postMessage({ type: 'op', v: PROTOCOL_VERSION, id, op } satisfies ToWorker);
     });
+    if (reply.reply !== kind) {
+      throw new SandboxError(`the runtime answered ${op.op} with a ${reply.reply} reply, not ${kind}`, 'EPROTO');
+    }
+    return reply as ReplyOf<K>;
   }
 
-  #receive(reply: Reply): void {
+  #receive(reply: FromWorker): void {
     if (reply.type === 'ready' || reply.type === 'initError') return;
     if (reply.type === 'crashed') {
       this.#crash(reply.message);
@@ -516,7 +513,7 @@ export class Sandbox {
   }
 
   async #answerNetFetch(callId: number, request: NetRequest): Promise<void> {
-    let answer: Request;
+    let answer: ToWorker;
     try {
       const value = await this.#net.fetch(request);
       answer = { type: 'netFetchResult', callId, value };
@@ -532,12 +529,12 @@ export class Sandbox {
       };
     }
     if (this.#dead !== null) return;
-    const transfer = answer.value ? [answer.value.body.buffer as ArrayBuffer] : [];
+    const transfer = answer.type === 'netFetchResult' && answer.value ? [answer.value.body.buffer as ArrayBuffer] : [];
     this.#worker.postMessage(answer, transfer);
   }
 
   async #answerUi(callId: number, action: UiAction): Promise<void> {
-    let answer: Request;
+    let answer: ToWorker;
     try {
       answer = { type: 'uiResult', callId, value: await this.#ui.run(action) };
     } catch (err) {
@@ -568,7 +565,7 @@ export class Sandbox {
   }
 
   async #answerHostCall(callId: number, name: string, args: string): Promise<void> {
-    let answer: Request;
+    let answer: ToWorker;
     try {
       const value = await this.#runTool(name, args);
       if (typeof value !== 'string') throw new Error('hostCall must resolve to a JSON string');

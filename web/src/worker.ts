@@ -4,10 +4,10 @@
 // event loop a turn every few milliseconds, so the message is seen even while a
 // CPU-bound loop runs), and queries (listDir, usage) answer from memory at once.
 
-import init, { compiledModule, Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
+import init, { compiledModule, protocolVersion, Sandbox as WasmSandbox } from '../pkg/sandtab_web.js';
 import type { NetRequest, NetResponse } from './net-broker.js';
 import type { UiAction } from './ui-frame.js';
-import { CALLS, QUERIES, type Reply, type Request } from './protocol.js';
+import { PROTOCOL_VERSION, isQuery, type FromWorker, type Op, type Reply, type ToWorker } from './protocol.js';
 import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -18,7 +18,7 @@ let memory: WebAssembly.Memory | null = null;
 /** Set once the runtime has crashed: nothing more is done, the worker is ending. */
 let crashed = false;
 
-function post(reply: Reply, transfer: Transferable[] = []): void {
+function post(reply: FromWorker, transfer: Transferable[] = []): void {
   scope.postMessage(reply, transfer);
 }
 
@@ -217,6 +217,14 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
     if (!module) throw err;
     memory = (await init()).memory;
   }
+  if (protocolVersion() !== PROTOCOL_VERSION) {
+    post({
+      type: 'initError',
+      code: 'EPROTO',
+      message: `this worker speaks sandtab protocol ${PROTOCOL_VERSION} but its runtime ${protocolVersion()}: reload the page (a cached copy is out of date)`,
+    });
+    return;
+  }
   const storage = options.storage ?? ('indexedDB' in scope ? 'indexeddb' : 'memory');
   const name = options.name ?? 'default';
   if (storage !== 'memory' && !(await takeWriterLock(name))) {
@@ -228,108 +236,120 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
     return;
   }
   const { programs = [], ...sandboxOptions } = options;
-  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage, netFetch, uiAction, ...(withHostCall ? { hostCall } : {}) });
+  sandbox = await WasmSandbox.open({ ...sandboxOptions, storage }, { netFetch, uiAction, ...(withHostCall ? { hostCall } : {}) });
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
   // Commands queue behind the programs, so `python3` right away waits for CPython.
   const box = sandbox;
   if (programs.length > 0) queue = queue.then(() => installPrograms(box, programs));
 }
 
-async function handle(request: Request): Promise<void> {
+/** Bytes made for an answer (readFile, exportTar, an exec's output) move to the page,
+ * not copied. */
+function transferables(reply: Reply): Transferable[] {
+  switch (reply.reply) {
+    case 'bytes':
+      return [reply.data.buffer];
+    case 'exec':
+      return [reply.stdout.buffer, reply.stderr.buffer];
+    case 'fetched':
+      return [reply.body.buffer];
+    default:
+      return [];
+  }
+}
+
+async function handle(request: ToWorker): Promise<void> {
   if (crashed) return;
-  if (request.type === 'init') {
-    try {
-      await start(request.options, request.module, request.hostCall);
-    } catch (err) {
-      if (isCrash(err)) crash(err);
-      else post({ type: 'initError', ...describe(err) });
+  switch (request.type) {
+    case 'init':
+      if (request.v !== PROTOCOL_VERSION) {
+        post({
+          type: 'initError',
+          code: 'EPROTO',
+          message: `the page speaks sandtab protocol ${request.v} and this worker ${PROTOCOL_VERSION}: reload the page (a cached copy is out of date)`,
+        });
+        return;
+      }
+      try {
+        await start(request.options, request.module, request.hostCall);
+      } catch (err) {
+        if (isCrash(err)) crash(err);
+        else post({ type: 'initError', ...describe(err) });
+      }
+      return;
+    case 'cancel':
+      sandbox?.cancel();
+      return;
+    case 'hostCallResult': {
+      const waiting = hostCalls.get(request.callId);
+      hostCalls.delete(request.callId);
+      if (request.error !== undefined) waiting?.reject(new Error(request.error));
+      else waiting?.resolve(request.value ?? '');
+      return;
     }
-    return;
-  }
-  if (request.type === 'cancel') {
-    sandbox?.cancel();
-    return;
-  }
-  if (request.type === 'hostCallResult') {
-    const waiting = hostCalls.get(request.callId);
-    hostCalls.delete(request.callId);
-    if (request.error !== undefined) waiting?.reject(new Error(request.error));
-    else waiting?.resolve(request.value ?? '');
-    return;
-  }
-  if (request.type === 'uiResult') {
-    const waiting = uiCalls.get(request.callId);
-    uiCalls.delete(request.callId);
-    if (request.error !== undefined) {
-      waiting?.reject(Object.assign(new Error(request.error.message), { code: request.error.code }));
-    } else {
-      waiting?.resolve(request.value ?? null);
+    case 'uiResult': {
+      const waiting = uiCalls.get(request.callId);
+      uiCalls.delete(request.callId);
+      if (request.error !== undefined) {
+        waiting?.reject(Object.assign(new Error(request.error.message), { code: request.error.code }));
+      } else {
+        waiting?.resolve(request.value ?? null);
+      }
+      return;
     }
-    return;
-  }
-  if (request.type === 'netFetchResult') {
-    const waiting = netCalls.get(request.callId);
-    netCalls.delete(request.callId);
-    if (request.error !== undefined) {
-      waiting?.reject(Object.assign(new Error(request.error.message), { code: request.error.code }));
-    } else if (request.value !== undefined) {
-      waiting?.resolve(request.value);
+    case 'netFetchResult': {
+      const waiting = netCalls.get(request.callId);
+      netCalls.delete(request.callId);
+      if (request.error !== undefined) {
+        waiting?.reject(Object.assign(new Error(request.error.message), { code: request.error.code }));
+      } else if (request.value !== undefined) {
+        waiting?.resolve(request.value);
+      }
+      return;
     }
+    case 'op':
+      return runOp(request.id, request.v, request.op);
+  }
+}
+
+function runOp(id: number, version: number, op: Op): void {
+  const fail = (err: unknown) => (isCrash(err) ? crash(err) : post({ type: 'error', id, ...describe(err) }));
+  if (version !== PROTOCOL_VERSION) {
+    post({ type: 'error', id, code: 'EPROTO', message: `a message of sandtab protocol ${version}; this worker speaks ${PROTOCOL_VERSION}` });
     return;
   }
   const box = sandbox;
   if (box === null) {
-    post({ type: 'error', id: request.id, message: 'sandbox is not initialised' });
+    post({ type: 'error', id, message: 'sandbox is not initialised' });
     return;
   }
-  const id = request.id;
-  const fail = (err: unknown) => (isCrash(err) ? crash(err) : post({ type: 'error', id, ...describe(err) }));
-  switch (request.type) {
-    case 'exec': {
-      const run = async () => {
-        const value = await box.exec(
-          request.script,
-          (stream: 'stdout' | 'stderr', data: Uint8Array) => {
-            post({ type: 'output', id, stream, data }, [data.buffer]);
-          },
-          request.options,
-        );
-        post({ type: 'result', id, value });
-      };
-      // One command at a time, but keep reading messages (cancel) meanwhile.
-      queue = queue.then(run).catch(fail);
-      return;
-    }
-    case 'call': {
-      if (!(CALLS as readonly string[]).includes(request.method) && !((request.method as string) === DEBUG_PANIC && DEBUG_PANIC in box)) {
-        fail(new Error(`unknown call ${request.method}`));
-        return;
-      }
-      const run = async () => {
-        const method = (box as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[request.method];
-        const value = await method.apply(box, request.args);
-        // Bytes made for this answer (readFile, exportTar) move to the page, not copied.
-        post({ type: 'result', id, value }, value instanceof Uint8Array ? [value.buffer] : []);
-      };
-      queue = queue.then(run).catch(fail);
-      return;
-    }
-    case 'query': {
-      if (!(QUERIES as readonly string[]).includes(request.method)) {
-        fail(new Error(`unknown query ${request.method}`));
-        return;
-      }
-      try {
-        const method = (box as unknown as Record<string, (...args: unknown[]) => unknown>)[request.method];
-        post({ type: 'result', id, value: method.apply(box, request.args) });
-      } catch (err) {
-        fail(err);
-      }
-      return;
-    }
+  // A call only debug builds of the runtime have: the e2e test makes it panic with it.
+  if ((op.op as string) === DEBUG_PANIC) {
+    const debugPanic = (box as unknown as Record<string, ((message: string) => void) | undefined>)[DEBUG_PANIC];
+    if (debugPanic === undefined) fail(new Error(`unknown op ${DEBUG_PANIC}`));
+    else queue = queue.then(() => debugPanic.call(box, (op as unknown as { message: string }).message)).catch(fail);
+    return;
   }
+  if (isQuery(op)) {
+    try {
+      post({ type: 'result', id, value: box.query(op) as Reply });
+    } catch (err) {
+      fail(err);
+    }
+    return;
+  }
+  const onOutput =
+    op.op === 'exec'
+      ? (stream: 'stdout' | 'stderr', data: Uint8Array) => post({ type: 'output', id, stream, data }, [data.buffer])
+      : undefined;
+  const run = async () => {
+    const value = (await box.run(op, onOutput)) as Reply;
+    post({ type: 'result', id, value }, transferables(value));
+  };
+  // One at a time, but keep reading messages (cancel) meanwhile.
+  queue = queue.then(run).catch(fail);
 }
 
-scope.onmessage = (event: MessageEvent<Request>) => {
+scope.onmessage = (event: MessageEvent<ToWorker>) => {
   void handle(event.data);
 };

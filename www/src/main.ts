@@ -4,7 +4,7 @@
 // the only traffic out is to the model endpoint set in Settings (and the origins granted
 // there to the sandbox).
 
-import { Sandbox, type StorageKind } from 'sandtab';
+import { PROTOCOL_VERSION, Sandbox, type StorageKind } from 'sandtab';
 import 'sandtab/terminal';
 import type { SandtabTerminal } from 'sandtab/terminal';
 import { runTurn, revertTo, type Conversation } from './agent/loop';
@@ -134,7 +134,7 @@ async function openProject(project: Project): Promise<void> {
   // Only now does the project take prompts: nothing above may overwrite what a send says.
   current = { project, sandbox, terminal, conversation };
   // For tests and the console: the page's sandbox and the API, once the project is open.
-  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project };
+  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project, PROTOCOL_VERSION };
   showRunScripts();
   editor.projectChanged();
   preview.projectChanged();

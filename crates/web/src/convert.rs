@@ -33,7 +33,11 @@ pub fn from_js<T: DeserializeOwned>(value: JsValue, place: &str) -> Result<T, Js
 /// `Uint8Array`s.
 pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .serialize(
+            &serde_wasm_bindgen::Serializer::new()
+                .serialize_missing_as_null(true)
+                .serialize_maps_as_objects(true),
+        )
         .map_err(|err| js_error(RuntimeError::invalid(err.to_string())))
 }
 
