@@ -2,6 +2,7 @@
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
 import { NetBroker, type NetRequest } from './net-broker.js';
+import { sandboxHost, type NetDoor, type UiDoor } from './host.js';
 import { UiFrame, type UiAction } from './ui-frame.js';
 import { PROTOCOL_VERSION, type ExecRequest, type FromWorker, type Op, type Reply, type ReplyOf, type ToWorker } from './protocol.js';
 import type {
@@ -65,18 +66,18 @@ export class Sandbox {
   readonly #onProgress?: (event: ProgressEvent) => void;
   readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
   readonly #tools: Record<string, ToolHandler>;
-  readonly #net: NetBroker;
-  readonly #ui: UiFrame;
+  readonly #net: NetDoor;
+  readonly #ui: UiDoor;
 
   private constructor(worker: Worker, options: SandboxOptions, secrets: Map<string, string>[]) {
     this.#worker = worker;
     this.#onProgress = options.onProgress;
     this.#hostCall = options.hostCall;
     this.#tools = options.tools ?? {};
-    this.#net = new NetBroker(secrets);
+    this.#net = sandboxHost?.net(secrets) ?? new NetBroker(secrets);
     const place = options.ui;
     const scripts = options.uiScripts;
-    this.#ui = new UiFrame(
+    this.#ui = sandboxHost?.ui() ?? new UiFrame(
       () => (typeof place === 'function' ? place() : (place ?? null)),
       () => (typeof scripts === 'function' ? scripts() : scripts === true),
     );
@@ -93,7 +94,8 @@ export class Sandbox {
     const { document: capabilities, secrets } = withoutSecrets(options.capabilities);
     // The default is written exactly in this form so that bundlers (Vite, webpack 5,
     // Parcel, esbuild with a plugin) see the worker and bundle it with its wasm.
-    const worker = options.workerUrl
+    // Outside a browser (Node) the host starts its own kind of worker.
+    const worker = sandboxHost ? await sandboxHost.startWorker(options) : options.workerUrl
       ? new Worker(options.workerUrl, { type: 'module', name: 'sandtab-runtime' })
       : new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'sandtab-runtime' });
     const runtimeKey = String(options.workerUrl ?? 'bundled');
@@ -127,7 +129,7 @@ export class Sandbox {
       const { workerUrl: _, onProgress: _p, hostCall: _h, tools: _t, capabilities: _c, ui: _u, uiScripts: _s, ...rest } = options;
       const workerOptions: WorkerOptions = capabilities ? { ...rest, capabilities } : rest;
       // Program URLs are relative to the page, not to the worker script.
-      const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: new URL(spec.url, globalThis.location?.href).href }));
+      const programs = workerOptions.programs?.map((spec) => ({ ...spec, url: sandboxHost?.programUrl(spec.url) ?? new URL(spec.url, globalThis.location?.href).href }));
       const init: ToWorker = {
         type: 'init',
         v: PROTOCOL_VERSION,

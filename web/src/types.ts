@@ -300,6 +300,10 @@ export interface SandboxOptions extends WorkerOptions {
   /** A handler for granted tools not in `tools`: resolve with a JSON string, or reject
    * with an error the caller sees. Only granted tools, with checked arguments, reach it. */
   hostCall?: (name: string, argsJson: string) => Promise<string>;
+  /** Node only: the directory on disk holding stored sandboxes (created if missing).
+   * The sandbox's files are kept in `DIRECTORY/sandtab/NAME/` in the OPFS log format
+   * (`storage` is `opfs`, which it implies). See the package README's Node section. */
+  directory?: string;
 }
 
 /** Files in use and the quota. */
