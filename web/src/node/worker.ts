@@ -66,6 +66,45 @@ Object.defineProperty(scope, 'onmessage', {
   },
 });
 
+// ---- yielding ----
+
+/** A MessagePort whose messages arrive in a `setImmediate`. The runtime yields to the
+ * event loop by posting to itself over a MessageChannel (crates/web/src/yielding.rs);
+ * Node's ports deliver the messages posted while one is handled in the same turn (up to
+ * a thousand), so a CPU-bound command would starve the page's messages (`cancel`).
+ * `setImmediate` runs after the turn's I/O, messages from the page included. */
+class ImmediatePort {
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  other: ImmediatePort | null = null;
+  #closed = false;
+
+  postMessage(message: unknown): void {
+    const target = this.other;
+    if (this.#closed || !target) return;
+    setImmediate(() => {
+      if (!target.#closed) target.onmessage?.({ data: message });
+    });
+  }
+
+  start(): void {}
+
+  close(): void {
+    this.#closed = true;
+  }
+}
+
+class ImmediateChannel {
+  readonly port1 = new ImmediatePort();
+  readonly port2 = new ImmediatePort();
+
+  constructor() {
+    this.port1.other = this.port2;
+    this.port2.other = this.port1;
+  }
+}
+
+scope.MessageChannel = ImmediateChannel;
+
 // ---- storage and programs ----
 
 installOpfs(data.directory ?? null);
