@@ -11,6 +11,7 @@ use crate::recording::{RECORDING_FORMAT, RECORDING_VERSION, RecordedOp, Recordin
 use crate::sandbox::{OutputSink, Sandbox};
 use sandtab_caps::GATED_BUILTINS;
 use sandtab_shell::ExecOutcome;
+use sandtab_shell::file_tools;
 use sandtab_shell::replay::{Inputs, Outcome, OutputDigest, Tape, TapeMode, tree_digest};
 use serde_json::{Value, json};
 use std::any::Any;
@@ -151,6 +152,8 @@ impl Recorder {
                 "this sandbox is not recording (open it with record: true)",
             ));
         }
+        // First: the borrows below must not be held across this await.
+        let tree = tree_digest(&sandbox.fs).await?;
         let recording = Recording {
             format: RECORDING_FORMAT.into(),
             version: RECORDING_VERSION,
@@ -158,7 +161,7 @@ impl Recorder {
             programs: program_list(sandbox),
             opening: self.opening.borrow().clone(),
             ops: self.ops.borrow().clone(),
-            tree: tree_digest(&sandbox.fs).await?,
+            tree,
         };
         recording.to_json_value()
     }
@@ -181,13 +184,37 @@ impl Recorder {
         let mut mismatches = Vec::new();
         for (index, recorded) in recording.ops.iter().enumerate() {
             self.tape.begin(recorded.inputs.clone());
-            let mut discard = |_: sandtab_shell::Stream, _: &[u8]| {};
-            // Boxed: `perform` is what called this replay.
-            let run: futures::future::LocalBoxFuture<'_, RuntimeResult<Reply>> =
-                Box::pin(sandbox.perform(recorded.op.clone(), &mut discard));
-            let reply = run.await;
+            let actual = match &recorded.op {
+                // The agent's file tools were recorded as the change they made: their
+                // gate check and audit line read the clock outside the recorded op, so
+                // they are replayed without the gate (through it, the check's readings
+                // would take the file's recorded times).
+                Op::WriteText { path, content } => answer_outcome(
+                    file_tools::write_file(&sandbox.fs, path, content)
+                        .await
+                        .map(|n| n.to_string())
+                        .map_err(|err| err.to_string()),
+                ),
+                Op::EditFile {
+                    path,
+                    old_string,
+                    new_string,
+                    replace_all,
+                } => answer_outcome(
+                    file_tools::edit_file(&sandbox.fs, path, old_string, new_string, *replace_all)
+                        .await
+                        .map(|n| n.to_string())
+                        .map_err(|err| err.to_string()),
+                ),
+                op => {
+                    let mut discard = |_: sandtab_shell::Stream, _: &[u8]| {};
+                    // Boxed: `perform` is what called this replay.
+                    let run: futures::future::LocalBoxFuture<'_, RuntimeResult<Reply>> =
+                        Box::pin(sandbox.perform(op.clone(), &mut discard));
+                    outcome(&run.await)
+                }
+            };
             self.tape.end();
-            let actual = outcome(&reply);
             if actual != recorded.outcome {
                 mismatches.push(json!({
                     "index": index,
