@@ -38,3 +38,13 @@ export type {
   Usage,
   WorkerOptions,
 } from '../types.js';
+
+import { Sandbox as NodeSandbox, SandboxError as NodeSandboxError } from '../sandbox.js';
+
+// A browser deletes a stored sandbox from IndexedDB and OPFS; on disk it is a directory.
+NodeSandbox.deleteStored = async (name: string): Promise<void> => {
+  throw new NodeSandboxError(
+    `Sandbox.deleteStored("${name}") is for browsers: under Node, remove the directory DIRECTORY/sandtab/${name} (and ${name}.lock) of a sandbox that is not open`,
+    'ENOTSUP',
+  );
+};
