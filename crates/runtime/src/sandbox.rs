@@ -363,10 +363,18 @@ impl Sandbox {
                 }
             }
             Op::Recording => Reply::Json {
-                value: self.recorder()?.recording(self).await?,
+                value: self
+                    .recorder("this sandbox is not recording (open it with record: true)")?
+                    .recording(self)
+                    .await?,
             },
             Op::Replay => Reply::Json {
-                value: self.recorder()?.replay(self).await?,
+                value: self
+                    .recorder(
+                        "this sandbox has no recording to replay (open it with replay: RECORDING)",
+                    )?
+                    .replay(self)
+                    .await?,
             },
             Op::ListDir { .. }
             | Op::Usage
@@ -377,12 +385,10 @@ impl Sandbox {
         })
     }
 
-    fn recorder(&self) -> RuntimeResult<&Recorder> {
-        self.recorder.as_ref().ok_or_else(|| {
-            RuntimeError::invalid(
-                "this sandbox neither records nor replays (open it with record: true or replay: RECORDING)",
-            )
-        })
+    fn recorder(&self, missing: &str) -> RuntimeResult<&Recorder> {
+        self.recorder
+            .as_ref()
+            .ok_or_else(|| RuntimeError::invalid(missing))
     }
 
     fn list_dir(&self, path: &str) -> RuntimeResult<Vec<DirEntry>> {

@@ -3,7 +3,7 @@
 //! a `Uint8Array`.
 
 use js_sys::{Array, Reflect, Uint8Array};
-use sandtab_runtime::RuntimeError;
+use sandtab_runtime::{Reply, RuntimeError};
 use sandtab_vfs::storage::ContentSink;
 use sandtab_vfs::{ErrorKind, VfsError, VfsResult};
 use send_wrapper::SendWrapper;
@@ -39,6 +39,37 @@ pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
                 .serialize_maps_as_objects(true),
         )
         .map_err(|err| js_error(RuntimeError::invalid(err.to_string())))
+}
+
+/// A reply as plain JS. A JSON document (a recording, with nanosecond times past 2^53)
+/// goes as JSON text and `JSON.parse`, as it would be written to a file and read back.
+pub fn reply_to_js(reply: &Reply) -> Result<JsValue, JsValue> {
+    let Reply::Json { value } = reply else {
+        return to_js(reply);
+    };
+    let text = serde_json::to_string(value)
+        .map_err(|err| js_error(RuntimeError::invalid(err.to_string())))?;
+    let object = js_sys::Object::new();
+    set(&object, "reply", &JsValue::from_str("json"));
+    set(&object, "value", &js_sys::JSON::parse(&text)?);
+    Ok(object.into())
+}
+
+/// Options whose `replay` recording is an object get it as JSON text: its nanosecond
+/// times pass 2^53, which only JSON's digits keep exactly.
+pub fn replay_as_text(options: JsValue) -> Result<JsValue, JsValue> {
+    let replay = Reflect::get(&options, &JsValue::from_str("replay")).unwrap_or(JsValue::UNDEFINED);
+    if !replay.is_object() {
+        return Ok(options);
+    }
+    let text = js_sys::JSON::stringify(&replay).map_err(|_| {
+        js_error(RuntimeError::invalid(
+            "options.replay cannot be turned into JSON",
+        ))
+    })?;
+    let copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    set(&copy, "replay", &text);
+    Ok(copy.into())
 }
 
 /// Builds the `Uint8Array` `readFile` answers with, piece by piece.

@@ -48,7 +48,11 @@ impl WebDoors {
                 sandtab_runtime::RuntimeError::invalid(format!("doors.{key} must be a function"))
             })
         };
-        Ok(Self::new(get("hostCall")?, get("netFetch")?, get("uiAction")?))
+        Ok(Self::new(
+            get("hostCall")?,
+            get("netFetch")?,
+            get("uiAction")?,
+        ))
     }
 }
 

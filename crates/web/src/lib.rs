@@ -64,7 +64,7 @@ impl Sandbox {
     pub async fn open(options: JsValue, doors: JsValue) -> Result<Sandbox, JsValue> {
         let options: SandboxOptions = match options.is_undefined() || options.is_null() {
             true => SandboxOptions::default(),
-            false => from_js(options, "options")?,
+            false => from_js(convert::replay_as_text(options)?, "options")?,
         };
         let doors = doors::WebDoors::from_js(&doors).map_err(js_error)?;
         let platform = Rc::new(WebPlatform::new(doors));
@@ -115,7 +115,7 @@ impl Sandbox {
                 }
             };
             let reply = inner.run(op, &mut forward).await.map_err(js_error)?;
-            to_js(&reply)
+            convert::reply_to_js(&reply)
         }))
     }
 
@@ -124,7 +124,7 @@ impl Sandbox {
     pub fn query(&self, op: JsValue) -> Result<JsValue, JsValue> {
         let op: Op = from_js(op, "op")?;
         let reply = self.inner.query(&op).map_err(js_error)?;
-        to_js(&reply)
+        convert::reply_to_js(&reply)
     }
 
     /// Installs a WebAssembly (WASI) program as the commands `names`, for example
