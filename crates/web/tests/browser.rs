@@ -4,9 +4,11 @@
 
 mod common;
 
-use common::{exec, limits};
-use js_sys::{Array, Function, Reflect};
-use sandtab_web::Sandbox;
+use common::{
+    exec, exec_with, field, memory, message, query, read_file, run, text, try_open, try_run,
+};
+use js_sys::{Array, Function};
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -19,7 +21,7 @@ async fn echo_then_cat_reads_back_the_file() {
 
 #[wasm_bindgen_test]
 async fn output_is_streamed_to_the_callback() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     let chunks = Array::new();
     let sink = chunks.clone();
     let callback = Closure::<dyn FnMut(JsValue, JsValue)>::new(move |stream: JsValue, bytes| {
@@ -40,7 +42,7 @@ async fn output_is_streamed_to_the_callback() {
 
 #[wasm_bindgen_test]
 async fn a_syntax_error_is_exit_2() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     let out = exec(&sandbox, "if then fi (", None).await;
     assert_eq!(out.exit_code, 2);
     assert!(out.stderr.contains("syntax error"), "{}", out.stderr);
@@ -48,7 +50,7 @@ async fn a_syntax_error_is_exit_2() {
 
 #[wasm_bindgen_test]
 async fn an_endless_loop_stops_at_the_configured_limit() {
-    let sandbox = Sandbox::new(limits(r#"{"limits":{"maxLoopIterations":2000}}"#)).unwrap();
+    let sandbox = memory(json!({"limits": {"maxLoopIterations": 2000}})).await;
     let out = exec(&sandbox, "while true; do :; done", None).await;
     assert_eq!(out.exit_code, 126);
     assert!(out.stderr.contains("max_loop_iterations"), "{}", out.stderr);
@@ -60,146 +62,172 @@ async fn cancel_stops_a_busy_loop_and_keeps_files() {
 }
 
 #[wasm_bindgen_test]
-fn bad_options_are_a_clear_error() {
+async fn bad_options_are_a_clear_error() {
+    let mut failures = Vec::new();
     for (options, expected) in [
         (
-            r#"{"limits":{"maxCommands":"lots"}}"#,
-            "limits.maxCommands must be a positive whole number",
+            json!({"limits": {"maxCommands": "lots"}}),
+            "options.limits.maxCommands: must be a positive whole number",
         ),
         (
-            r#"{"limits":{"maxCommands":0}}"#,
-            "limits.maxCommands must be a positive whole number",
+            json!({"limits": {"maxCommands": 0}}),
+            "options.limits.maxCommands: must be a positive whole number, got 0",
         ),
         (
-            r#"{"limits":{"maxComands":5}}"#,
-            "unknown limits field `maxComands`",
+            json!({"limits": {"maxComands": 5}}),
+            "options.limits: unknown field `maxComands`",
         ),
-        (r#"{"limit":{}}"#, "unknown option `limit`"),
         (
-            r#"{"quota":{"maxBytes":-1}}"#,
-            "quota.maxBytes must be a positive whole number",
+            json!({"limit": {}}),
+            "options: unknown field `limit`, expected one of",
         ),
-        (r#"{"quota":7}"#, "options.quota must be an object"),
         (
-            r#"{"limits":{"maxFunctionDepth":99}}"#,
+            json!({"quota": {"maxBytes": -1}}),
+            "options.quota.maxBytes: must be a positive whole number",
+        ),
+        (json!({"quota": 7}), "options.quota: invalid type"),
+        (
+            json!({"limits": {"maxFunctionDepth": 99}}),
             "max_function_depth",
         ),
-        (r#""fast""#, "sandbox options must be an object"),
+        (json!("fast"), "options: invalid type"),
         (
-            r#"{"storage":"disk"}"#,
-            "options.storage must be \"indexeddb\", \"opfs\" or \"memory\"",
+            json!({"storage": "disk"}),
+            "options.storage: unknown variant `disk`, expected one of `indexeddb`, `opfs`, `memory`",
         ),
-        (r#"{"name":""}"#, "options.name must be 1 to 100 characters"),
         (
-            r#"{"mounts":[{"path":"rel","files":{}}]}"#,
+            json!({"name": ""}),
+            "options.name must be 1 to 100 characters",
+        ),
+        (
+            json!({"mounts": [{"path": "rel", "files": {}}]}),
             "mounts[0].path must be absolute",
         ),
         (
-            r#"{"mounts":[{"path":"/p","files":{"a":5}}]}"#,
-            "mounts[0].files[\"a\"] must be a string or a Uint8Array",
+            json!({"mounts": [{"path": "/p", "files": {"a": 5}}]}),
+            "a string or a Uint8Array",
         ),
-        (r#"{"storage":"indexeddb"}"#, "use Sandbox.open()"),
     ] {
-        let err = Sandbox::new(limits(options)).unwrap_err();
-        let message = Reflect::get(&JsValue::from(err), &"message".into())
-            .unwrap()
-            .as_string()
-            .unwrap();
-        assert!(message.contains(expected), "{options}: {message}");
+        match try_open(&common::in_memory(&options)).await {
+            Ok(_) => failures.push(format!("{options}: opened")),
+            Err(err) if common::code(&err) != "EINVAL" || !message(&err).contains(expected) => {
+                failures.push(format!(
+                    "{options}: {} {} (want EINVAL {expected})",
+                    common::code(&err),
+                    message(&err)
+                ));
+            }
+            Err(_) => {}
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[wasm_bindgen_test]
 async fn the_quota_refuses_a_write_with_a_clear_message() {
-    let sandbox = Sandbox::new(limits(r#"{"quota":{"maxBytes":100}}"#)).unwrap();
+    let sandbox = memory(json!({"quota": {"maxBytes": 100}})).await;
     let out = exec(&sandbox, "seq 1 100 > /tmp/f", None).await;
     assert_ne!(out.exit_code, 0);
     assert!(out.stderr.contains("Disk quota exceeded"), "{}", out.stderr);
-    assert!(sandbox.read_file("/tmp/f".into()).await.unwrap().length() <= 100);
+    assert!(read_file(&sandbox, "/tmp/f").await.unwrap().len() <= 100);
 }
 
 #[wasm_bindgen_test]
 async fn files_are_listed_for_the_files_panel() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     exec(&sandbox, "mkdir -p /w/sub; echo abc > /w/f.txt", None).await;
-    let listing = sandbox.list_dir("/w").unwrap();
+    let list = |sandbox: &sandtab_web::Sandbox| -> Array {
+        field(
+            &query(sandbox, json!({"op": "listDir", "path": "/w"}), "entries"),
+            "entries",
+        )
+        .unchecked_into()
+    };
+    let listing = list(&sandbox);
     let described: Vec<String> = listing
         .iter()
         .map(|entry| {
-            let get = |k: &str| Reflect::get(&entry, &k.into()).unwrap();
             format!(
                 "{} {} {}",
-                get("name").as_string().unwrap(),
-                get("kind").as_string().unwrap(),
-                get("size").as_f64().unwrap()
+                field(&entry, "name").as_string().unwrap(),
+                field(&entry, "kind").as_string().unwrap(),
+                field(&entry, "size").as_f64().unwrap()
             )
         })
         .collect();
     assert_eq!(described, ["f.txt file 4", "sub dir 0"]);
     // `modified` (ms since the epoch) moves when the contents change: the agent's page
     // tells the files a step changed by it.
-    let modified = |listing: &Array| {
-        Reflect::get(&listing.get(0), &"modified".into())
-            .unwrap()
-            .as_f64()
-            .unwrap()
-    };
+    let modified = |listing: &Array| field(&listing.get(0), "modified").as_f64().unwrap();
     let before = modified(&listing);
     assert!(before > 1.6e12, "{before}");
     exec(&sandbox, "sleep 0.01; echo more >> /w/f.txt", None).await;
-    assert!(modified(&sandbox.list_dir("/w").unwrap()) > before);
-    assert!(sandbox.list_dir("/nope").is_err());
-}
-
-/// Runs `script` with exec `options` (JSON); the whole result object.
-async fn exec_with(sandbox: &Sandbox, script: &str, options: &str) -> Result<JsValue, JsValue> {
-    wasm_bindgen_futures::JsFuture::from(sandbox.exec(
-        script.to_owned(),
-        None,
-        Some(limits(options).unchecked_into()),
-    ))
-    .await
+    assert!(modified(&list(&sandbox)) > before);
+    let err = sandbox
+        .query(common::js(&json!({"op": "listDir", "path": "/nope"})))
+        .unwrap_err();
+    assert_eq!(common::code(&err), "ENOENT", "{}", message(&err));
+    // Through run as well, and an op that is not a query is refused by query.
+    let entries = run(&sandbox, json!({"op": "listDir", "path": "/w"}), "entries").await;
+    assert_eq!(Array::from(&field(&entries, "entries")).length(), 2);
+    let err = sandbox
+        .query(common::js(&json!({"op": "exec", "script": "ls"})))
+        .unwrap_err();
+    assert_eq!(common::code(&err), "EINVAL", "{}", message(&err));
 }
 
 fn stdout_of(result: &JsValue) -> String {
-    let bytes = Reflect::get(result, &"stdout".into()).unwrap();
-    String::from_utf8(js_sys::Uint8Array::new(&bytes).to_vec()).unwrap()
+    text(&field(result, "stdout"))
 }
 
 #[wasm_bindgen_test]
 async fn sessions_keep_their_own_state_and_share_the_files() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     exec_with(
         &sandbox,
         "cd /tmp; X=a; set -o pipefail; echo f > /tmp/f",
-        r#"{"session":"one"}"#,
+        json!({"session": "one"}),
     )
     .await
     .unwrap();
-    exec_with(&sandbox, "X=b", r#"{"session":"two"}"#)
+    exec_with(&sandbox, "X=b", json!({"session": "two"}))
         .await
         .unwrap();
     let one = exec_with(
         &sandbox,
         "pwd; echo $X; false | true; echo $?",
-        r#"{"session":"one"}"#,
+        json!({"session": "one"}),
     )
     .await
     .unwrap();
     assert_eq!(stdout_of(&one), "/tmp\na\n1\n");
-    let two = exec_with(&sandbox, "pwd; echo $X; cat /tmp/f", r#"{"session":"two"}"#)
-        .await
-        .unwrap();
+    let two = exec_with(
+        &sandbox,
+        "pwd; echo $X; cat /tmp/f",
+        json!({"session": "two"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(stdout_of(&two), "/home/agent\nb\nf\n");
     // The default session is "main"; a fresh one sees nothing of the others.
-    let fresh = exec_with(&sandbox, "echo \"[$X]\"; pwd", r#"{"fresh":true}"#)
+    let fresh = exec_with(&sandbox, "echo \"[$X]\"; pwd", json!({"fresh": true}))
         .await
         .unwrap();
     assert_eq!(stdout_of(&fresh), "[]\n/home/agent\n");
-    let names: Vec<String> = sandbox.session_names().unwrap();
+    let names = run(&sandbox, json!({"op": "sessionNames"}), "names").await;
+    let names: Vec<String> = Array::from(&field(&names, "names"))
+        .iter()
+        .map(|n| n.as_string().unwrap())
+        .collect();
     assert_eq!(names, ["main", "one", "two"]);
-    assert!(sandbox.close_session("one").unwrap());
-    let again = exec_with(&sandbox, "pwd", r#"{"session":"one"}"#)
+    let closed = run(
+        &sandbox,
+        json!({"op": "closeSession", "name": "one"}),
+        "flag",
+    )
+    .await;
+    assert_eq!(field(&closed, "value").as_bool(), Some(true));
+    let again = exec_with(&sandbox, "pwd", json!({"session": "one"}))
         .await
         .unwrap();
     assert_eq!(stdout_of(&again), "/home/agent\n");
@@ -207,19 +235,40 @@ async fn sessions_keep_their_own_state_and_share_the_files() {
 
 #[wasm_bindgen_test]
 async fn bad_exec_options_are_clear_errors() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     for (options, wanted) in [
-        (r#"{"session":"a b"}"#, "invalid session name"),
-        (r#"{"session":"x","fresh":true}"#, "either session or fresh"),
+        (json!({"session": "a b"}), "invalid session name"),
         (
-            r#"{"maxOutputBytes":0}"#,
-            "maxOutputBytes must be a positive whole number",
+            json!({"session": "x", "fresh": true}),
+            "either session or fresh",
         ),
-        (r#"{"sesion":"x"}"#, "sesion"),
+        (
+            json!({"maxOutputBytes": 0}),
+            "must be a positive whole number, got 0",
+        ),
+        (json!({"sesion": "x"}), "unknown field `sesion`"),
     ] {
-        let err = exec_with(&sandbox, "echo hi", options).await.unwrap_err();
-        let message = js_sys::Error::from(err).message().as_string().unwrap();
-        assert!(message.contains(wanted), "{options}: {message}");
+        let err = exec_with(&sandbox, "echo hi", options.clone())
+            .await
+            .unwrap_err();
+        let text = js_sys::Error::from(err.clone())
+            .message()
+            .as_string()
+            .unwrap();
+        assert_eq!(common::code(&err), "EINVAL", "{options}: {text}");
+        assert!(text.contains(wanted), "{options}: {text}");
+    }
+    // An op that is not one, or is missing a field, is refused the same way.
+    for (op, wanted) in [
+        (
+            json!({"op": "exac", "script": "ls"}),
+            "unknown variant `exac`",
+        ),
+        (json!({"op": "readFile"}), "missing field `path`"),
+    ] {
+        let err = try_run(&sandbox, op.clone()).await.unwrap_err();
+        assert_eq!(common::code(&err), "EINVAL", "{op}: {}", message(&err));
+        assert!(message(&err).contains(wanted), "{op}: {}", message(&err));
     }
     // The sandbox is still usable.
     let out = exec(&sandbox, "echo ok", None).await;
@@ -228,12 +277,12 @@ async fn bad_exec_options_are_clear_errors() {
 
 #[wasm_bindgen_test]
 async fn a_cut_result_says_how_much_was_written() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
-    let result = exec_with(&sandbox, "seq 1 100000", r#"{"maxOutputBytes":1000}"#)
+    let sandbox = memory(json!({})).await;
+    let result = exec_with(&sandbox, "seq 1 100000", json!({"maxOutputBytes": 1000}))
         .await
         .unwrap();
     assert_eq!(stdout_of(&result).len(), 1000);
-    let field = |name: &str| Reflect::get(&result, &name.into()).unwrap();
+    let field = |name: &str| field(&result, name);
     assert_eq!(field("stdoutTruncated").as_bool(), Some(true));
     assert_eq!(field("stdoutTotal").as_f64(), Some(588_895.0));
     assert_eq!(
@@ -241,4 +290,5 @@ async fn a_cut_result_says_how_much_was_written() {
         "\n[sandtab: stdout truncated: the first 1000 of 588895 bytes are shown]\n"
     );
     assert!(field("stderrNote").is_null());
+    assert!(field("saveError").is_null());
 }

@@ -6,33 +6,34 @@
 
 mod common;
 
-use common::{exec, limits};
-use js_sys::{Function, Reflect};
+use common::{code, exec, field, memory, memory_with_doors, message, query, try_open, try_run};
+use js_sys::{Function, Object, Reflect};
 use sandtab_web::Sandbox;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
+use serde_json::{Value, json};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
-const DOC: &str = r#"{"capabilities": {
-  "tools": [{"name": "weather", "description": "Forecast",
-             "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-             "constraints": {"arg": "city", "in": ["Oslo"]}, "max_calls": 3}],
-  "limits": {"shell": {"maxCommands": 1000}}
-}}"#;
+fn doc() -> Value {
+    json!({"capabilities": {
+      "tools": [{"name": "weather", "description": "Forecast",
+                 "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+                 "constraints": {"arg": "city", "in": ["Oslo"]}, "max_calls": 3}],
+      "limits": {"shell": {"maxCommands": 1000}}
+    }})
+}
 
 /// A sandbox whose handler answers every tool (the gate decides which are reached) and
 /// counts its calls in `globalThis.handled`.
-fn sandbox() -> Sandbox {
+async fn sandbox() -> Sandbox {
     let handler = Function::new_with_args(
         "name, args",
         "globalThis.handled = (globalThis.handled || 0) + 1; \
          return Promise.resolve(JSON.stringify({ tool: name, temp: -2, args: JSON.parse(args) }));",
     );
-    let options = limits(DOC);
-    Reflect::set(&options, &"hostCall".into(), &handler).unwrap();
-    Sandbox::new(options).unwrap()
+    let doors = Object::new();
+    Reflect::set(&doors, &"hostCall".into(), &handler).unwrap();
+    memory_with_doors(doc(), doors.into()).await
 }
 
 fn handled() -> f64 {
@@ -43,25 +44,23 @@ fn handled() -> f64 {
 }
 
 async fn call(sandbox: &Sandbox, name: &str, args: &str) -> Result<String, (String, String)> {
-    match JsFuture::from(sandbox.call_tool(name.into(), args.into())).await {
-        Ok(value) => Ok(value.as_string().unwrap()),
-        Err(err) => {
-            let code = Reflect::get(&err, &"code".into())
-                .unwrap()
-                .as_string()
-                .unwrap();
-            let message = Reflect::get(&err, &"message".into())
-                .unwrap()
-                .as_string()
-                .unwrap();
-            Err((code, message))
+    match try_run(
+        sandbox,
+        json!({"op": "callTool", "name": name, "args": args}),
+    )
+    .await
+    {
+        Ok(reply) => {
+            assert_eq!(field(&reply, "reply").as_string().unwrap(), "text");
+            Ok(field(&reply, "text").as_string().unwrap())
         }
+        Err(err) => Err((code(&err), message(&err))),
     }
 }
 
 #[wasm_bindgen_test]
 async fn the_api_the_shell_and_the_limits_share_one_check() {
-    let sandbox = sandbox();
+    let sandbox = sandbox().await;
     let before = handled();
     let answer = call(&sandbox, "weather", r#"{"city":"Oslo"}"#)
         .await
@@ -104,14 +103,37 @@ async fn the_api_the_shell_and_the_limits_share_one_check() {
 }
 
 #[wasm_bindgen_test]
+async fn a_granted_tool_without_a_page_handler_fails_and_a_bad_door_is_refused() {
+    // The gate lets the call through; no `hostCall` door answers it.
+    let sandbox = memory(json!({"capabilities": {"tools": [{"name": "weather"}]}})).await;
+    let (code, message) = call(&sandbox, "weather", "{}").await.unwrap_err();
+    assert!(code.starts_with("CAP_"), "{code}: {message}");
+    assert!(message.contains("no handler"), "{code}: {message}");
+    // A door that is not a function is a clear error at open.
+    let doors = Object::new();
+    Reflect::set(&doors, &"hostCall".into(), &"nope".into()).unwrap();
+    let err = Sandbox::open(common::js(&json!({"storage": "memory"})), doors.into())
+        .await
+        .unwrap_err();
+    assert_eq!(common::code(&err), "EINVAL");
+    assert!(
+        common::message(&err).contains("doors.hostCall must be a function"),
+        "{}",
+        common::message(&err)
+    );
+}
+
+#[wasm_bindgen_test]
 async fn the_audit_log_records_execs_calls_and_denials() {
-    let sandbox = sandbox();
+    let sandbox = sandbox().await;
     exec(&sandbox, "weather --city Oslo >/dev/null; tool nope", None).await;
     call(&sandbox, "weather", r#"{"city":"Rome"}"#)
         .await
         .unwrap_err();
-    let log = sandbox.audit_log();
-    let entries: Vec<serde_json::Value> = log
+    let log = field(&query(&sandbox, json!({"op": "auditLog"}), "text"), "text")
+        .as_string()
+        .unwrap();
+    let entries: Vec<Value> = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -147,48 +169,62 @@ async fn the_audit_log_records_execs_calls_and_denials() {
 }
 
 #[wasm_bindgen_test]
-fn a_bad_document_is_a_clear_error() {
+async fn a_bad_document_is_a_clear_error() {
     for (doc, expected) in [
         (
-            r#"{"capabilities": {"tools": [{"name": "a", "constraints": {"arg": "x", "like": 1}}]}}"#,
+            json!({"capabilities": {"tools": [{"name": "a", "constraints": {"arg": "x", "like": 1}}]}}),
             "capability document: tools[0].constraints: unknown test `like`",
         ),
         (
-            r#"{"capabilities": {"network": {"allow": [{"origin": "example.com"}]}}}"#,
+            json!({"capabilities": {"network": {"allow": [{"origin": "example.com"}]}}}),
             "capability document: network.allow[0].origin: `example.com` is not an origin",
         ),
         (
-            r#"{"capabilities": {"limits": {"shell": {"maxCommands": 5}}}, "limits": {"maxCommands": 9}}"#,
+            json!({"capabilities": {"limits": {"shell": {"maxCommands": 5}}}, "limits": {"maxCommands": 9}}),
             "`limits` is given both in options and as capabilities.limits.shell",
         ),
         (
-            r#"{"capabilities": {"limits": {"maxCommands": 5}}}"#,
+            json!({"capabilities": {"limits": {"maxCommands": 5}}}),
             "unknown capabilities.limits field `maxCommands` (known: shell, guest)",
         ),
         (
-            r#"{"capabilities": {"filesystem": {"quota": {"maxBytes": "x"}}}}"#,
-            "quota.maxBytes",
+            json!({"capabilities": {"filesystem": {"quota": {"maxBytes": "x"}}}}),
+            "capabilities.filesystem.quota.maxBytes: must be a positive whole number",
         ),
         (
-            r#"{"capabilities": 7}"#,
+            json!({"capabilities": 7}),
             "options.capabilities must be an object",
         ),
     ] {
-        let err = Sandbox::new(limits(doc)).unwrap_err();
-        let message = JsValue::from(err);
-        let text = Reflect::get(&message, &"message".into())
-            .unwrap()
-            .as_string()
-            .unwrap();
+        let err = try_open(&common::in_memory(&doc)).await.unwrap_err();
+        let text = message(&err);
+        assert_eq!(code(&err), "EINVAL", "{doc}: {text}");
         assert!(text.starts_with(expected), "{doc}: {text}");
     }
 }
 
 #[wasm_bindgen_test]
 async fn limits_from_the_document_apply() {
-    let sandbox = Sandbox::new(limits(r#"{"capabilities": {"limits": {"shell": {"maxLoopIterations": 10}}, "filesystem": {"quota": {"maxFileSize": 4}}}}"#)).unwrap();
+    let sandbox = memory(json!({"capabilities": {"limits": {"shell": {"maxLoopIterations": 10}}, "filesystem": {"quota": {"maxFileSize": 4}}}})).await;
     let out = exec(&sandbox, "for i in $(seq 20); do :; done; echo done", None).await;
     assert_eq!(out.exit_code, 126, "{}", out.stderr);
     let out = exec(&sandbox, "echo 12345 > f", None).await;
     assert_ne!(out.exit_code, 0, "the quota's single-file size applies");
+}
+
+#[wasm_bindgen_test]
+async fn tool_definitions_list_the_granted_tools() {
+    let sandbox = sandbox().await;
+    let text = field(
+        &query(
+            &sandbox,
+            json!({"op": "toolDefinitions", "format": "openai"}),
+            "text",
+        ),
+        "text",
+    )
+    .as_string()
+    .unwrap();
+    assert!(text.contains("weather"), "{text}");
+    let _: Value = serde_json::from_str(&text).unwrap();
 }

@@ -6,9 +6,13 @@
 
 mod common;
 
-use common::{exec, limits, sleep};
-use js_sys::{Function, Reflect, Uint8Array};
+use common::{
+    code, exec, exec_with, field, js, memory, memory_with_doors, message, outcome_of, sleep,
+    write_file,
+};
+use js_sys::{Function, Object, Reflect};
 use sandtab_web::Sandbox;
+use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
@@ -19,13 +23,10 @@ const HELLO: &[u8] = include_bytes!("../../../target/guests/c/hello.wasm");
 const UPPER: &[u8] = include_bytes!("../../../target/guests/c/stdin_upper.wasm");
 const EXIT_TRAP: &[u8] = include_bytes!("../../../target/guests/c/exit_trap.wasm");
 
-async fn with_files(options: &str, files: &[(&str, &[u8])]) -> Sandbox {
-    let sandbox = Sandbox::new(limits(options)).unwrap();
+async fn with_files(options: Value, files: &[(&str, &[u8])]) -> Sandbox {
+    let sandbox = memory(options).await;
     for (path, bytes) in files {
-        sandbox
-            .write_file((*path).into(), bytes.to_vec())
-            .await
-            .unwrap();
+        write_file(&sandbox, path, bytes).await.unwrap();
     }
     sandbox
 }
@@ -33,7 +34,7 @@ async fn with_files(options: &str, files: &[(&str, &[u8])]) -> Sandbox {
 #[wasm_bindgen_test]
 async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline() {
     let sandbox = with_files(
-        "{}",
+        json!({}),
         &[
             ("/home/agent/hello.wasm", HELLO),
             ("/home/agent/upper.wasm", UPPER),
@@ -58,7 +59,7 @@ async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline() {
 #[wasm_bindgen_test]
 async fn a_guest_limit_gives_137_and_a_per_command_override_applies() {
     let sandbox = with_files(
-        r#"{"guestLimits": {"fuel": 20000000}}"#,
+        json!({"guestLimits": {"fuel": 20000000}}),
         &[("/home/agent/t.wasm", EXIT_TRAP)],
     )
     .await;
@@ -66,25 +67,26 @@ async fn a_guest_limit_gives_137_and_a_per_command_override_applies() {
     assert_eq!(out.stdout, "status=137\n");
     assert!(out.stderr.contains("[fuel]"), "{}", out.stderr);
     // This exec only: a memory limit the bomb runs into.
-    let options: js_sys::Object =
-        limits(r#"{"guestLimits": {"memoryBytes": 100000000}}"#).unchecked_into();
-    let result = JsFuture::from(sandbox.exec(
-        "./t.wasm alloc > /dev/null; echo status=$?".into(),
-        None,
-        Some(options),
-    ))
+    let result = exec_with(
+        &sandbox,
+        "./t.wasm alloc > /dev/null; echo status=$?",
+        json!({"guestLimits": {"memoryBytes": 100000000}}),
+    )
     .await
     .unwrap();
-    let stdout = String::from_utf8(
-        Uint8Array::new(&Reflect::get(&result, &"stdout".into()).unwrap()).to_vec(),
-    )
-    .unwrap();
-    let stderr = String::from_utf8(
-        Uint8Array::new(&Reflect::get(&result, &"stderr".into()).unwrap()).to_vec(),
-    )
-    .unwrap();
-    assert_eq!(stdout, "status=137\n", "{stderr}");
-    assert!(stderr.contains("[memory_bytes]"), "{stderr}");
+    let out = outcome_of(&result);
+    assert_eq!(out.stdout, "status=137\n", "{}", out.stderr);
+    assert!(out.stderr.contains("[memory_bytes]"), "{}", out.stderr);
+    // A bad per-exec limit is refused before anything runs.
+    let err = exec_with(&sandbox, "echo no", json!({"guestLimits": {"fuel": 0}}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&err), "EINVAL", "{}", message(&err));
+    assert!(
+        message(&err).contains("must be a positive whole number"),
+        "{}",
+        message(&err)
+    );
     let out = exec(&sandbox, "./t.wasm exit 3; echo status=$?", None).await;
     assert_eq!(out.stdout, "exit 3\nstatus=3\n");
 }
@@ -92,22 +94,22 @@ async fn a_guest_limit_gives_137_and_a_per_command_override_applies() {
 #[wasm_bindgen_test]
 async fn a_cancel_stops_a_running_guest() {
     let sandbox = with_files(
-        r#"{"guestLimits": {"fuel": 1000000000000}}"#,
+        json!({"guestLimits": {"fuel": 1000000000000u64}}),
         &[("/home/agent/t.wasm", EXIT_TRAP)],
     )
     .await;
-    let running = JsFuture::from(sandbox.exec("./t.wasm loop; echo status=$?".into(), None, None));
+    let running = JsFuture::from(sandbox.run(
+        js(&json!({"op": "exec", "script": "./t.wasm loop; echo status=$?"})),
+        None,
+    ));
     let cancel = async {
         sleep(100).await;
         sandbox.cancel();
     };
     let (result, ()) = common::join(running, cancel).await;
     let result = result.unwrap();
-    let code = Reflect::get(&result, &"exitCode".into())
-        .unwrap()
-        .as_f64()
-        .unwrap() as i32;
-    assert_eq!(code, 130);
+    let status = field(&result, "exitCode").as_f64().unwrap() as i32;
+    assert_eq!(status, 130);
     // The session works after.
     let out = exec(&sandbox, "./t.wasm exit 0; echo ok", None).await;
     assert_eq!(out.stdout, "exit 0\nok\n");
@@ -137,15 +139,23 @@ async fn a_host_call_is_answered_by_a_javascript_promise() {
            ? resolve(JSON.stringify({ tool: name, args: JSON.parse(args), temp: 3 })) \
            : reject(new Error('no tool ' + name)), 20));",
     );
+    let doors = Object::new();
+    Reflect::set(&doors, &"hostCall".into(), &host_call).unwrap();
     // The tool must be granted: the handler alone opens nothing.
-    let options = limits(r#"{"capabilities": {"tools": [{"name": "weather"}]}}"#);
-    Reflect::set(&options, &"hostCall".into(), &host_call).unwrap();
-    let sandbox = Sandbox::new(options).unwrap();
-    sandbox
-        .write_file(
-            "/home/agent/tool.wasm".into(),
-            wat::parse_str(TOOL_CALL).unwrap(),
-        )
+    let ungranted = memory_with_doors(json!({}), doors.clone().into()).await;
+    let tool = wat::parse_str(TOOL_CALL).unwrap();
+    write_file(&ungranted, "/home/agent/tool.wasm", &tool)
+        .await
+        .unwrap();
+    let out = exec(&ungranted, "./tool.wasm; echo \" status=$?\"", None).await;
+    assert!(!out.stdout.contains("temp"), "{}", out.stdout);
+    assert!(!out.stdout.ends_with(" status=0\n"), "{}", out.stdout);
+    let sandbox = memory_with_doors(
+        json!({"capabilities": {"tools": [{"name": "weather"}]}}),
+        doors.into(),
+    )
+    .await;
+    write_file(&sandbox, "/home/agent/tool.wasm", &tool)
         .await
         .unwrap();
     let out = exec(&sandbox, "./tool.wasm; echo \" status=$?\"", None).await;
@@ -159,7 +169,7 @@ async fn a_host_call_is_answered_by_a_javascript_promise() {
 
 #[wasm_bindgen_test]
 async fn an_installed_program_is_a_command_and_a_wrong_pin_is_refused() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     let wrong =
         sandbox.install_program(vec!["hello".into()], HELLO.to_vec(), Some("00".repeat(32)));
     let message = format!("{:?}", JsValue::from(wrong.unwrap_err()));
@@ -222,16 +232,14 @@ async fn every_c_guest_case_prints_what_native_linux_prints() {
             include_str!("../../../tests/guests/c/inputs/poll.txt"),
         ),
     ];
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(json!({})).await;
     for (name, bytes) in programs {
-        sandbox
-            .write_file(format!("/home/agent/{name}.wasm"), bytes.to_vec())
+        write_file(&sandbox, &format!("/home/agent/{name}.wasm"), bytes)
             .await
             .unwrap();
     }
     for (name, text) in inputs {
-        sandbox
-            .write_file(format!("/home/agent/{name}"), text.as_bytes().to_vec())
+        write_file(&sandbox, &format!("/home/agent/{name}"), text.as_bytes())
             .await
             .unwrap();
     }

@@ -7,11 +7,8 @@
 
 mod common;
 
-use common::limits;
-use js_sys::{Reflect, Uint8Array};
-use sandtab_web::Sandbox;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
+use common::{exec_with, field, memory, write_file};
+use js_sys::Uint8Array;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
@@ -136,14 +133,13 @@ fn option_name(field: &str) -> &'static str {
 }
 
 fn text(result: &wasm_bindgen::JsValue, key: &str) -> String {
-    String::from_utf8_lossy(&Uint8Array::new(&Reflect::get(result, &key.into()).unwrap()).to_vec())
-        .into_owned()
+    String::from_utf8_lossy(&Uint8Array::new(&field(result, key)).to_vec()).into_owned()
 }
 
 #[wasm_bindgen_test]
 async fn every_hostile_module_ends_with_its_status_and_the_worker_lives_on() {
     let cases: serde_json::Value = serde_json::from_str(CASES).unwrap();
-    let sandbox = Sandbox::new(limits("{}")).unwrap();
+    let sandbox = memory(serde_json::json!({})).await;
     let mut failures = Vec::new();
     let cases = cases["cases"].as_array().unwrap();
     for case in cases {
@@ -153,8 +149,7 @@ async fn every_hostile_module_ends_with_its_status_and_the_worker_lives_on() {
             .find(|(name, _)| *name == file)
             .unwrap_or_else(|| panic!("{file} is not in MODULES"))
             .1;
-        sandbox
-            .write_file("/home/agent/hostile.wasm".into(), bytes.to_vec())
+        write_file(&sandbox, "/home/agent/hostile.wasm", bytes)
             .await
             .unwrap();
         let mut guest_limits = serde_json::Map::new();
@@ -163,18 +158,11 @@ async fn every_hostile_module_ends_with_its_status_and_the_worker_lives_on() {
                 guest_limits.insert(option_name(field).to_owned(), value.clone());
             }
         }
-        let options = limits(&serde_json::json!({ "guestLimits": guest_limits }).to_string());
-        let result = JsFuture::from(sandbox.exec(
-            "./hostile.wasm".into(),
-            None,
-            Some(options.unchecked_into()),
-        ))
-        .await
-        .unwrap();
-        let status = Reflect::get(&result, &"exitCode".into())
-            .unwrap()
-            .as_f64()
-            .unwrap() as i64;
+        let options = serde_json::json!({ "guestLimits": guest_limits });
+        let result = exec_with(&sandbox, "./hostile.wasm", options)
+            .await
+            .unwrap();
+        let status = field(&result, "exitCode").as_f64().unwrap() as i64;
         let (stdout, stderr) = (text(&result, "stdout"), text(&result, "stderr"));
         let want_status = case["status"].as_i64().unwrap();
         let want_message = case["message"].as_str().unwrap();

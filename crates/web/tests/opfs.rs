@@ -6,13 +6,13 @@
 
 mod common;
 
-use common::exec;
-use js_sys::Reflect;
+use common::{exec, field, query, read_file, run, write_file};
 use sandtab_web::Sandbox;
 use sandtab_web::opfs_store::{
     append_garbage_for_test, chunk_payloads_for_test, compact_for_test, flip_byte_for_test,
     log_size_for_test,
 };
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -23,16 +23,11 @@ fn unique(prefix: &str) -> String {
 }
 
 async fn open(name: &str) -> Result<Sandbox, JsValue> {
-    let options = js_sys::JSON::parse(&format!(r#"{{"name":"{name}","storage":"opfs"}}"#)).unwrap();
-    Sandbox::open(options).await
-}
-
-fn field(value: &JsValue, key: &str) -> JsValue {
-    Reflect::get(value, &key.into()).unwrap()
+    common::try_open(&json!({"name": name, "storage": "opfs"})).await
 }
 
 async fn fsck_clean(sandbox: &Sandbox) {
-    let report: JsValue = sandbox.fsck().await.unwrap().into();
+    let report = run(sandbox, json!({"op": "fsck"}), "fsck").await;
     let problems = js_sys::Array::from(&field(&report, "problems"));
     assert!(
         field(&report, "clean").as_bool().unwrap(),
@@ -44,10 +39,7 @@ async fn fsck_clean(sandbox: &Sandbox) {
 /// Writes `data` to `/home/agent/big` of sandbox `name` (a new one) and closes it.
 async fn write_big(name: &str, data: &[u8]) {
     let sandbox = open(name).await.unwrap();
-    sandbox
-        .write_file("/home/agent/big".into(), data.to_vec())
-        .await
-        .unwrap();
+    write_file(&sandbox, "/home/agent/big", data).await.unwrap();
 }
 
 /// Where the payloads of the log's large chunks are, and their lengths.
@@ -79,12 +71,8 @@ async fn files_survive_a_reopen() {
     let name = unique("opfs-reopen");
     {
         let sandbox = open(&name).await.unwrap();
-        assert_eq!(
-            field(&sandbox.info().into(), "storage")
-                .as_string()
-                .unwrap(),
-            "opfs"
-        );
+        let info = query(&sandbox, json!({"op": "info"}), "info");
+        assert_eq!(field(&info, "storage").as_string().unwrap(), "opfs");
         let out = exec(
             &sandbox,
             "mkdir d && seq 1 20000 > d/n && echo x > /tmp/x",
@@ -133,16 +121,13 @@ async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
     write_big(&name, &data).await;
     {
         let sandbox = open(&name).await.unwrap();
-        let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
-        assert!(back.to_vec() == data, "read back the same bytes");
+        let back = read_file(&sandbox, "/home/agent/big").await.unwrap();
+        assert!(back == data, "read back the same bytes");
         // Loaded by the shell, then read from memory: the same bytes again.
         let out = exec(&sandbox, "wc -c < big", None).await;
         assert_eq!(out.stdout, "3000000\n", "{}", out.stderr);
-        let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
-        assert!(
-            back.to_vec() == data,
-            "read back the same bytes from memory"
-        );
+        let back = read_file(&sandbox, "/home/agent/big").await.unwrap();
+        assert!(back == data, "read back the same bytes from memory");
     }
     // Large chunks' payloads start page-aligned in the log (reads of them are faster).
     let large = large_payloads(&name).await;
@@ -155,10 +140,7 @@ async fn a_large_file_reads_back_whole_and_damage_in_it_is_reported() {
     let (size, _) = log_size_for_test(&name).await.unwrap();
     flip_byte_for_test(&name, size / 2).await.unwrap();
     let sandbox = open(&name).await.unwrap();
-    let err = sandbox
-        .read_file("/home/agent/big".into())
-        .await
-        .unwrap_err();
+    let err = read_file(&sandbox, "/home/agent/big").await.unwrap_err();
     assert_eq!(field(&err, "code").as_string().unwrap(), "EUCLEAN");
     let message = field(&err, "message").as_string().unwrap();
     assert!(message.contains("checksum"), "{message}");
@@ -192,15 +174,19 @@ async fn compaction_keeps_every_live_record() {
     {
         let sandbox = open(&name).await.unwrap();
         exec(&sandbox, "echo keep > keep.txt", None).await;
-        let snap: JsValue = sandbox.snapshot("s".into()).await.unwrap().into();
+        let snap = run(
+            &sandbox,
+            json!({"op": "snapshot", "label": "s"}),
+            "snapshot",
+        )
+        .await;
         assert_eq!(field(&snap, "id").as_f64().unwrap(), 1.0);
         // 80 rewrites of a 1 MiB file: the log passes 64 MiB and is compacted.
         let data = vec![b'z'; 1 << 20];
         for round in 0..80u8 {
             let mut contents = data.clone();
             contents[0] = round;
-            sandbox
-                .write_file("/home/agent/big".into(), contents)
+            write_file(&sandbox, "/home/agent/big", &contents)
                 .await
                 .unwrap();
         }
@@ -210,15 +196,15 @@ async fn compaction_keeps_every_live_record() {
     assert!(generation > 1, "compaction ran");
     assert!(size < 64 << 20, "80 MiB written, log is {size} bytes");
     let sandbox = open(&name).await.unwrap();
-    let big = sandbox
-        .read_file("/home/agent/big".into())
-        .await
-        .unwrap()
-        .to_vec();
+    let big = read_file(&sandbox, "/home/agent/big").await.unwrap();
     assert_eq!((big.len(), big[0]), (1 << 20, 79));
     assert_eq!(exec(&sandbox, "cat keep.txt", None).await.stdout, "keep\n");
-    assert_eq!(sandbox.snapshots().length(), 1);
-    sandbox.restore(1.0).await.unwrap();
+    let snapshots = query(&sandbox, json!({"op": "snapshots"}), "snapshots");
+    assert_eq!(
+        js_sys::Array::from(&field(&snapshots, "snapshots")).length(),
+        1
+    );
+    run(&sandbox, json!({"op": "restore", "id": 1}), "done").await;
     assert_eq!(exec(&sandbox, "ls", None).await.stdout, "keep.txt\n");
     fsck_clean(&sandbox).await;
 }
@@ -230,8 +216,7 @@ async fn a_stored_size_its_chunks_do_not_hold_is_euclean_before_anything_is_allo
     let name = unique("opfs-size");
     {
         let sandbox = open(&name).await.unwrap();
-        sandbox
-            .write_file("/home/agent/f".into(), vec![5u8; 200_000])
+        write_file(&sandbox, "/home/agent/f", &[5u8; 200_000])
             .await
             .unwrap();
     }
@@ -258,19 +243,9 @@ async fn a_stored_size_its_chunks_do_not_hold_is_euclean_before_anything_is_allo
             .unwrap();
     }
     let sandbox = open(&name).await.unwrap();
-    let err = sandbox.read_file("/home/agent/f".into()).await.unwrap_err();
-    let message = Reflect::get(&err, &"message".into())
-        .unwrap()
-        .as_string()
-        .unwrap();
-    assert_eq!(
-        Reflect::get(&err, &"code".into())
-            .unwrap()
-            .as_string()
-            .unwrap(),
-        "EUCLEAN",
-        "{message}"
-    );
+    let err = read_file(&sandbox, "/home/agent/f").await.unwrap_err();
+    let message = common::message(&err);
+    assert_eq!(common::code(&err), "EUCLEAN", "{message}");
     assert!(message.contains("holds 200000 bytes"), "{message}");
 }
 
@@ -293,8 +268,8 @@ async fn a_log_with_seals_in_front_of_payloads_still_reads_and_is_rewritten_on_c
     );
     {
         let sandbox = open(&name).await.unwrap();
-        let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
-        assert!(back.to_vec() == data, "read back the same bytes");
+        let back = read_file(&sandbox, "/home/agent/big").await.unwrap();
+        assert!(back == data, "read back the same bytes");
         let out = exec(&sandbox, "cat small.txt; wc -c < big", None).await;
         assert_eq!(out.stdout, "small\n1000000\n", "{}", out.stderr);
         fsck_clean(&sandbox).await;
@@ -303,10 +278,7 @@ async fn a_log_with_seals_in_front_of_payloads_still_reads_and_is_rewritten_on_c
     flip_byte_for_test(&name, large[1].0 + 100).await.unwrap();
     {
         let sandbox = open(&name).await.unwrap();
-        let err = sandbox
-            .read_file("/home/agent/big".into())
-            .await
-            .unwrap_err();
+        let err = read_file(&sandbox, "/home/agent/big").await.unwrap_err();
         assert_eq!(field(&err, "code").as_string().unwrap(), "EUCLEAN");
     }
     flip_byte_for_test(&name, large[1].0 + 100).await.unwrap();
@@ -315,8 +287,8 @@ async fn a_log_with_seals_in_front_of_payloads_still_reads_and_is_rewritten_on_c
     let large = large_payloads(&name).await;
     assert!(back_to_back(&large), "{large:?}");
     let sandbox = open(&name).await.unwrap();
-    let back = sandbox.read_file("/home/agent/big".into()).await.unwrap();
-    assert!(back.to_vec() == data, "read back the same bytes");
+    let back = read_file(&sandbox, "/home/agent/big").await.unwrap();
+    assert!(back == data, "read back the same bytes");
     fsck_clean(&sandbox).await;
 }
 

@@ -6,13 +6,14 @@
 
 mod common;
 
-use common::exec;
-use js_sys::{Reflect, Uint8Array};
+use common::{code, exec, field, js, memory, message, query, read_file, run, set, try_run_js};
+use js_sys::Uint8Array;
 use sandtab_vfs::ErrorKind;
 use sandtab_vfs::storage::records::{ChunkRecord, Superblock, encode_superblock, seal};
 use sandtab_vfs::storage::{Batch, Store};
 use sandtab_web::Sandbox;
 use sandtab_web::idb_store::IdbStore;
+use serde_json::json;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -22,24 +23,12 @@ fn unique(prefix: &str) -> String {
     format!("{prefix}-{}", (js_sys::Math::random() * 1e12) as u64)
 }
 
-fn options(name: &str) -> JsValue {
-    js_sys::JSON::parse(&format!(r#"{{"name":"{name}","storage":"indexeddb"}}"#)).unwrap()
-}
-
 async fn open(name: &str) -> Result<Sandbox, JsValue> {
-    Sandbox::open(options(name)).await
+    common::try_open(&json!({"name": name, "storage": "indexeddb"})).await
 }
 
-fn field(value: &JsValue, key: &str) -> JsValue {
-    Reflect::get(value, &key.into()).unwrap()
-}
-
-fn code(err: &JsValue) -> String {
-    field(err, "code").as_string().unwrap_or_default()
-}
-
-fn message(err: &JsValue) -> String {
-    field(err, "message").as_string().unwrap_or_default()
+async fn fsck(sandbox: &Sandbox) -> JsValue {
+    run(sandbox, json!({"op": "fsck"}), "fsck").await
 }
 
 #[wasm_bindgen_test]
@@ -47,12 +36,9 @@ async fn files_survive_a_reopen_and_tmp_does_not() {
     let name = unique("reopen");
     {
         let sandbox = open(&name).await.unwrap();
-        assert_eq!(
-            field(&sandbox.info().into(), "storage")
-                .as_string()
-                .unwrap(),
-            "indexeddb"
-        );
+        let info = query(&sandbox, json!({"op": "info"}), "info");
+        assert_eq!(field(&info, "storage").as_string().unwrap(), "indexeddb");
+        assert_eq!(field(&info, "name").as_string().unwrap(), name);
         let out = exec(
             &sandbox,
             "mkdir -p proj && seq 1 5000 > proj/n.txt && echo t > /tmp/t && ln -s proj/n.txt link",
@@ -69,8 +55,8 @@ async fn files_survive_a_reopen_and_tmp_does_not() {
     )
     .await;
     assert_eq!(out.stdout, "5000\n5000\n0\n", "{}", out.stderr);
-    let report = sandbox.fsck().await.unwrap();
-    assert!(field(&report.into(), "clean").as_bool().unwrap());
+    let report = fsck(&sandbox).await;
+    assert!(field(&report, "clean").as_bool().unwrap());
     drop(sandbox);
     Sandbox::delete_stored(name.clone()).await.unwrap();
     let fresh = open(&name).await.unwrap();
@@ -80,12 +66,10 @@ async fn files_survive_a_reopen_and_tmp_does_not() {
             .exit_code,
         0
     );
-    assert!(
-        fresh
-            .read_file("/home/agent/proj/n.txt".into())
-            .await
-            .is_err()
-    );
+    let err = read_file(&fresh, "/home/agent/proj/n.txt")
+        .await
+        .unwrap_err();
+    assert_eq!(code(&err), "ENOENT", "{}", message(&err));
 }
 
 #[wasm_bindgen_test]
@@ -171,10 +155,7 @@ async fn a_corrupt_chunk_is_reported_by_read_and_fsck() {
         .await
         .unwrap();
     let sandbox = open(&name).await.unwrap();
-    let err = sandbox
-        .read_file("/home/agent/a.txt".into())
-        .await
-        .unwrap_err();
+    let err = read_file(&sandbox, "/home/agent/a.txt").await.unwrap_err();
     assert_eq!(code(&err), "EUCLEAN", "{}", message(&err));
     assert!(message(&err).contains("checksum"), "{}", message(&err));
     let out = exec(&sandbox, "cat a.txt; cat b.txt", None).await;
@@ -184,7 +165,7 @@ async fn a_corrupt_chunk_is_reported_by_read_and_fsck() {
         out.stderr
     );
     assert_eq!(out.stdout, "fine\n");
-    let report: JsValue = sandbox.fsck().await.unwrap().into();
+    let report = fsck(&sandbox).await;
     assert!(!field(&report, "clean").as_bool().unwrap());
     let problems = js_sys::Array::from(&field(&report, "problems"));
     assert_eq!(problems.length(), 1);
@@ -207,12 +188,23 @@ async fn snapshots_forks_and_tar_on_indexed_db() {
     let name = unique("snap");
     let sandbox = open(&name).await.unwrap();
     exec(&sandbox, "echo v1 > f.txt", None).await;
-    let snap: JsValue = sandbox.snapshot("first".into()).await.unwrap().into();
-    let id = field(&snap, "id").as_f64().unwrap();
+    let snap = run(
+        &sandbox,
+        json!({"op": "snapshot", "label": "first"}),
+        "snapshot",
+    )
+    .await;
+    assert_eq!(field(&snap, "label").as_string().unwrap(), "first");
+    let id = field(&snap, "id").as_f64().unwrap() as u64;
     exec(&sandbox, "echo v2 > f.txt; echo new > g.txt", None).await;
     let fork_name = unique("fork");
-    sandbox.fork(fork_name.clone(), Some(id)).await.unwrap();
-    sandbox.restore(id).await.unwrap();
+    run(
+        &sandbox,
+        json!({"op": "fork", "newName": fork_name, "snapshotId": id}),
+        "done",
+    )
+    .await;
+    run(&sandbox, json!({"op": "restore", "id": id}), "done").await;
     assert_eq!(
         exec(&sandbox, "cat f.txt; ls", None).await.stdout,
         "v1\nf.txt\n"
@@ -220,19 +212,26 @@ async fn snapshots_forks_and_tar_on_indexed_db() {
     let forked = open(&fork_name).await.unwrap();
     assert_eq!(exec(&forked, "cat f.txt", None).await.stdout, "v1\n");
     let reopened = open(&name).await.unwrap();
-    assert_eq!(reopened.snapshots().length(), 1);
+    let snapshots = query(&reopened, json!({"op": "snapshots"}), "snapshots");
+    assert_eq!(
+        js_sys::Array::from(&field(&snapshots, "snapshots")).length(),
+        1
+    );
     assert_eq!(exec(&reopened, "cat f.txt", None).await.stdout, "v1\n");
 
-    let archive = sandbox
-        .export_tar(Some("/home/agent".into()))
-        .await
-        .unwrap();
-    let memory = Sandbox::new(JsValue::UNDEFINED).unwrap();
-    let stats: JsValue = memory
-        .import_tar(archive.to_vec(), Some("/imported".into()))
-        .await
-        .unwrap()
-        .into();
+    let exported = run(
+        &sandbox,
+        json!({"op": "exportTar", "path": "/home/agent"}),
+        "bytes",
+    )
+    .await;
+    let archive = field(&exported, "data");
+    assert!(archive.is_instance_of::<Uint8Array>());
+    let memory = memory(json!({})).await;
+    let import = js(&json!({"op": "importTar", "path": "/imported"}));
+    set(&import, "data", &archive);
+    let stats = try_run_js(&memory, &import, None).await.unwrap();
+    assert_eq!(field(&stats, "reply").as_string().unwrap(), "imported");
     assert_eq!(field(&stats, "files").as_f64().unwrap(), 1.0);
     assert_eq!(
         exec(&memory, "cat /imported/f.txt", None).await.stdout,
@@ -246,12 +245,14 @@ async fn snapshots_forks_and_tar_on_indexed_db() {
     )
     .await;
     assert_eq!(out.stdout, "f.txt\n", "{}", out.stderr);
-    let garbage = memory
-        .import_tar(b"not a tar".repeat(100), None)
-        .await
-        .unwrap_err();
-    assert_eq!(code(&garbage), "EINVAL");
-    let _ = Uint8Array::new_with_length(0);
+    let import = js(&json!({"op": "importTar"}));
+    set(
+        &import,
+        "data",
+        &Uint8Array::from(&b"not a tar".repeat(100)[..]).into(),
+    );
+    let garbage = try_run_js(&memory, &import, None).await.unwrap_err();
+    assert_eq!(code(&garbage), "EINVAL", "{}", message(&garbage));
 }
 
 /// Opens `sandtab:<name>` as schema version 1 had it (one record per inode) and fills it
@@ -362,7 +363,7 @@ async fn inode_records_are_kept_in_pages_that_follow_every_change() {
     )
     .await;
     assert_eq!(out.stdout, "589\n2\n699\n1\n", "{}", out.stderr);
-    let report: JsValue = sandbox.fsck().await.unwrap().into();
+    let report = fsck(&sandbox).await;
     assert!(field(&report, "clean").as_bool().unwrap(), "{:?}", report);
 }
 

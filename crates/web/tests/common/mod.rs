@@ -1,8 +1,11 @@
 #![allow(dead_code)] // Each test binary uses a different part of this module.
-//! Shared by the browser and the dedicated-worker test binaries.
+//! Shared by the browser and the dedicated-worker test binaries: the typed protocol
+//! (`Sandbox.open(options, doors)`, `run(op)`, `query(op)`) spoken as the page speaks it,
+//! ops and options written as JSON and handed over as plain JS objects.
 
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use sandtab_web::Sandbox;
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -12,23 +15,163 @@ pub struct Outcome {
     pub exit_code: i32,
 }
 
-fn field(object: &JsValue, key: &str) -> JsValue {
-    Reflect::get(object, &JsValue::from_str(key)).unwrap()
+/// A JSON value as the plain JS object the page would pass.
+pub fn js(value: &Value) -> JsValue {
+    js_sys::JSON::parse(&value.to_string()).unwrap()
 }
 
-fn text(bytes: JsValue) -> String {
-    String::from_utf8(Uint8Array::new(&bytes).to_vec()).unwrap()
+/// `value[key]`.
+pub fn field(value: &JsValue, key: &str) -> JsValue {
+    Reflect::get(value, &JsValue::from_str(key)).unwrap()
 }
 
-pub async fn exec(sandbox: &Sandbox, script: &str, on_output: Option<Function>) -> Outcome {
-    let result = JsFuture::from(sandbox.exec(script.to_owned(), on_output, None))
-        .await
-        .unwrap();
-    Outcome {
-        stdout: text(field(&result, "stdout")),
-        stderr: text(field(&result, "stderr")),
-        exit_code: field(&result, "exitCode").as_f64().unwrap() as i32,
+/// Sets `object[key]` (a `Uint8Array` or a function, which JSON cannot carry).
+pub fn set(object: &JsValue, key: &str, value: &JsValue) {
+    Reflect::set(object, &JsValue::from_str(key), value).unwrap();
+}
+
+/// A `Uint8Array`'s bytes as text.
+pub fn text(bytes: &JsValue) -> String {
+    String::from_utf8(Uint8Array::new(bytes).to_vec()).unwrap()
+}
+
+/// A thrown error's `code`.
+pub fn code(err: &JsValue) -> String {
+    field(err, "code").as_string().unwrap_or_default()
+}
+
+/// A thrown error's `message`.
+pub fn message(err: &JsValue) -> String {
+    field(err, "message").as_string().unwrap_or_default()
+}
+
+/// Opens a sandbox with `options` (given as is) and the page's `doors`.
+pub async fn try_open_with(options: &Value, doors: JsValue) -> Result<Sandbox, JsValue> {
+    Sandbox::open(js(options), doors).await
+}
+
+/// Opens a sandbox with `options` and no doors.
+pub async fn try_open(options: &Value) -> Result<Sandbox, JsValue> {
+    try_open_with(options, JsValue::UNDEFINED).await
+}
+
+/// `options` with `"storage": "memory"` unless they name a storage.
+pub fn in_memory(options: &Value) -> Value {
+    let mut options = options.clone();
+    if let Value::Object(map) = &mut options {
+        map.entry("storage").or_insert_with(|| "memory".into());
     }
+    options
+}
+
+/// A new sandbox in memory with `options` (`json!({})` for the defaults).
+pub async fn memory(options: Value) -> Sandbox {
+    try_open(&in_memory(&options)).await.unwrap()
+}
+
+/// A new sandbox in memory with `options` and the page's `doors`.
+pub async fn memory_with_doors(options: Value, doors: JsValue) -> Sandbox {
+    try_open_with(&in_memory(&options), doors).await.unwrap()
+}
+
+/// Runs `op` (a JS object); its reply or the error it rejects with.
+pub async fn try_run_js(
+    sandbox: &Sandbox,
+    op: &JsValue,
+    on_output: Option<Function>,
+) -> Result<JsValue, JsValue> {
+    JsFuture::from(sandbox.run(op.clone(), on_output)).await
+}
+
+/// Runs `op`; its reply or the error it rejects with.
+pub async fn try_run(sandbox: &Sandbox, op: Value) -> Result<JsValue, JsValue> {
+    try_run_js(sandbox, &js(&op), None).await
+}
+
+/// Runs `op`, which must succeed, and checks its reply's kind.
+pub async fn run(sandbox: &Sandbox, op: Value, reply: &str) -> JsValue {
+    let summary = op.to_string();
+    let answer = match try_run(sandbox, op).await {
+        Ok(answer) => answer,
+        Err(err) => panic!("{summary}: {} {}", code(&err), message(&err)),
+    };
+    assert_eq!(
+        field(&answer, "reply").as_string().as_deref(),
+        Some(reply),
+        "{summary}"
+    );
+    answer
+}
+
+/// Answers the query `op` at once, checking its reply's kind.
+pub fn query(sandbox: &Sandbox, op: Value, reply: &str) -> JsValue {
+    let summary = op.to_string();
+    let answer = sandbox.query(js(&op)).unwrap();
+    assert_eq!(
+        field(&answer, "reply").as_string().as_deref(),
+        Some(reply),
+        "{summary}"
+    );
+    answer
+}
+
+fn outcome(result: &JsValue) -> Outcome {
+    Outcome {
+        stdout: text(&field(result, "stdout")),
+        stderr: text(&field(result, "stderr")),
+        exit_code: field(result, "exitCode").as_f64().unwrap() as i32,
+    }
+}
+
+/// Runs `script` in the main session.
+pub async fn exec(sandbox: &Sandbox, script: &str, on_output: Option<Function>) -> Outcome {
+    let op = js(&serde_json::json!({ "op": "exec", "script": script }));
+    let result = try_run_js(sandbox, &op, on_output).await.unwrap();
+    assert_eq!(field(&result, "reply").as_string().unwrap(), "exec");
+    outcome(&result)
+}
+
+/// Runs an exec op: `script` with `options` (`session`, `fresh`, `maxOutputBytes`,
+/// `guestLimits`); the whole reply.
+pub async fn exec_with(
+    sandbox: &Sandbox,
+    script: &str,
+    options: Value,
+) -> Result<JsValue, JsValue> {
+    let mut op = options;
+    op["op"] = "exec".into();
+    op["script"] = script.into();
+    try_run(sandbox, op).await
+}
+
+/// An exec reply's outcome.
+pub fn outcome_of(result: &JsValue) -> Outcome {
+    outcome(result)
+}
+
+/// A file's bytes (`readFile`).
+pub async fn read_file(sandbox: &Sandbox, path: &str) -> Result<Vec<u8>, JsValue> {
+    let reply = try_run(
+        sandbox,
+        serde_json::json!({ "op": "readFile", "path": path }),
+    )
+    .await?;
+    assert_eq!(field(&reply, "reply").as_string().unwrap(), "bytes");
+    let data = field(&reply, "data");
+    assert!(
+        data.is_instance_of::<Uint8Array>(),
+        "readFile gives a Uint8Array"
+    );
+    Ok(Uint8Array::new(&data).to_vec())
+}
+
+/// Replaces a file (`writeFile`, its bytes as a `Uint8Array`).
+pub async fn write_file(sandbox: &Sandbox, path: &str, data: &[u8]) -> Result<(), JsValue> {
+    let op = js(&serde_json::json!({ "op": "writeFile", "path": path }));
+    set(&op, "data", &Uint8Array::from(data).into());
+    let reply = try_run_js(sandbox, &op, None).await?;
+    assert_eq!(field(&reply, "reply").as_string().unwrap(), "done");
+    Ok(())
 }
 
 /// Resolves after `ms` through `setTimeout` (works on a page and in a worker).
@@ -44,26 +187,25 @@ pub async fn sleep(ms: i32) {
     JsFuture::from(promise).await.unwrap();
 }
 
-pub fn limits(json: &str) -> JsValue {
-    js_sys::JSON::parse(json).unwrap()
-}
-
 /// The checks both environments run.
 pub async fn echo_then_cat() {
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(serde_json::json!({})).await;
     let out = exec(&sandbox, "echo hello > /tmp/a; cat /tmp/a", None).await;
     assert_eq!(out.stdout, "hello\n");
     assert_eq!(out.exit_code, 0);
-    let bytes = sandbox.read_file("/tmp/a".into()).await.unwrap().to_vec();
+    let bytes = read_file(&sandbox, "/tmp/a").await.unwrap();
     assert_eq!(bytes, b"hello\n");
 }
 
 pub async fn cancel_stops_a_busy_loop() {
     // With the default limit of 1,000,000 iterations the loop would run for seconds and
     // end with 126; ending with 130 proves the cancel got through while it ran.
-    let sandbox = Sandbox::new(JsValue::UNDEFINED).unwrap();
+    let sandbox = memory(serde_json::json!({})).await;
     exec(&sandbox, "echo kept > /tmp/k", None).await;
-    let running = JsFuture::from(sandbox.exec("while true; do :; done".into(), None, None));
+    let running = JsFuture::from(sandbox.run(
+        js(&serde_json::json!({ "op": "exec", "script": "while true; do :; done" })),
+        None,
+    ));
     let cancel = async {
         sleep(50).await;
         sandbox.cancel();
@@ -71,7 +213,7 @@ pub async fn cancel_stops_a_busy_loop() {
     let (result, ()) = join(running, cancel).await;
     let result = result.unwrap();
     let code = field(&result, "exitCode").as_f64().unwrap() as i32;
-    assert_eq!(code, 130, "stderr: {}", text(field(&result, "stderr")));
+    assert_eq!(code, 130, "stderr: {}", text(&field(&result, "stderr")));
     let after = exec(&sandbox, "cat /tmp/k", None).await;
     assert_eq!(after.stdout, "kept\n");
 }
