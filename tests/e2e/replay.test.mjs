@@ -82,7 +82,7 @@ for (const name of browserNames) {
       assert.equal(recorded.recording.ops.length, 9);
       assert.deepEqual(
         recorded.recording.ops.map((op) => op.op),
-        ['exec', 'exec', 'exec', 'exec', 'write_file', 'call_tool', 'write_text', 'edit_file', 'exec'],
+        ['exec', 'exec', 'exec', 'exec', 'writeFile', 'callTool', 'writeText', 'editFile', 'exec'],
       );
 
       // The world moves on: the server is gone, and the page's handler would answer otherwise.
@@ -143,7 +143,7 @@ for (const name of browserNames) {
       assert.equal(second.stdout, 'after 1\n');
       assert.match(second.stderr, /^0\.0[2-9]\d\n$/);
       assert.match(third.stdout, /^100\n/);
-      assert.equal(recorded.recording.version, 2);
+      assert.equal(recorded.recording.version, 3);
       const shellReadings = recorded.recording.ops.flatMap((op) => op.inputs.shell_monotonic ?? []);
       assert.ok(shellReadings.length > 0, 'the shell clock readings are on the tape');
 
@@ -197,7 +197,7 @@ for (const name of browserNames) {
       });
       assert.match(errors[0], /options\.record: the sandbox "replay-stored-\d+" already has files/);
       assert.match(errors[1], /needs a recording from sandbox\.recording\(\)/);
-      assert.match(errors[2], /a recording of version 9; this sandtab reads versions 1 to 2/);
+      assert.match(errors[2], /a recording of version 9; this sandtab reads versions 1 to 3/);
       assert.match(errors[3], /this sandbox is not recording/);
     });
   });

@@ -242,8 +242,9 @@ export interface SandboxRecording {
   programs: { names: string[]; sha256: string | null }[];
   /** The inputs opening it consumed. */
   opening: RecordedInputs;
-  /** Each operation: `op` names it (`exec`, `call_tool`, `write_file`, `write_text`,
-   * `edit_file`, `close_session`, `fetch`) beside its arguments. */
+  /** Each operation: `op` names it (`exec`, `callTool`, `writeFile`, `writeText`,
+   * `editFile`, `closeSession`, `fetch`) beside its arguments, as the protocol's `Op`
+   * (format version 3; versions 1 and 2 named them in snake_case and still replay). */
   ops: ({ op: string; inputs: RecordedInputs; outcome: Record<string, unknown> } & Record<string, unknown>)[];
   /** The digest of the file tree at the time. */
   tree: string;

@@ -239,6 +239,11 @@ pub struct SandboxOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional, type = "unknown"))]
     pub replay: Option<Value>,
+    /// A hand-off (`handoff` op; its object or JSON text) to resume in this new sandbox:
+    /// its files, sessions and, where not given here, its options.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional, type = "unknown"))]
+    pub resume: Option<Value>,
 }
 
 /// Whether the sandbox records, or replays a recording.
@@ -263,6 +268,10 @@ pub struct SandboxSetup {
     pub mounts: Vec<Mount>,
     pub capabilities: sandtab_caps::Capabilities,
     pub tape: Option<TapeSetup>,
+    /// The hand-off to resume.
+    pub resume: Option<Box<crate::handoff::Handoff>>,
+    /// The options a hand-off carries on (limits, quota, mounts, capabilities).
+    pub carried: SandboxOptions,
 }
 
 impl SandboxOptions {
@@ -274,6 +283,38 @@ impl SandboxOptions {
 
     /// Checks the options and works out what the sandbox opens with.
     pub fn resolve(mut self) -> RuntimeResult<SandboxSetup> {
+        let resume = match self.resume.take().filter(|v| !v.is_null()) {
+            None => None,
+            Some(value) => {
+                if self.record == Some(true) || self.replay.as_ref().is_some_and(|v| !v.is_null()) {
+                    return Err(RuntimeError::invalid(
+                        "options.resume cannot be given with record or replay",
+                    ));
+                }
+                let handoff = crate::handoff::Handoff::from_value(value)?;
+                let carried = &handoff.options;
+                self.limits = self.limits.take().or_else(|| carried.limits.clone());
+                self.guest_limits = self
+                    .guest_limits
+                    .take()
+                    .or_else(|| carried.guest_limits.clone());
+                self.quota = self.quota.take().or_else(|| carried.quota.clone());
+                self.mounts = self.mounts.take().or_else(|| carried.mounts.clone());
+                self.capabilities = self
+                    .capabilities
+                    .take()
+                    .or_else(|| carried.capabilities.clone());
+                Some(Box::new(handoff))
+            }
+        };
+        let carried = SandboxOptions {
+            limits: self.limits.clone(),
+            guest_limits: self.guest_limits.clone(),
+            quota: self.quota.clone(),
+            mounts: self.mounts.clone(),
+            capabilities: self.capabilities.clone(),
+            ..SandboxOptions::default()
+        };
         let capabilities = match &self.capabilities {
             None | Some(Value::Null) => sandtab_caps::Capabilities::default(),
             Some(value @ Value::Object(_)) => sandtab_caps::Capabilities::from_value(value)
@@ -325,6 +366,8 @@ impl SandboxOptions {
             mounts: mounts(self.mounts.take().unwrap_or_default())?,
             capabilities,
             tape,
+            resume,
+            carried,
         })
     }
 

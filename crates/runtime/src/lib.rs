@@ -14,6 +14,7 @@ pub use error::{RuntimeError, RuntimeResult};
 pub use protocol::{ExecRequest, ExecResult, Op, PROTOCOL_VERSION, Reply};
 
 mod exec;
+pub mod handoff;
 pub mod platform;
 mod recorder;
 pub mod recording;

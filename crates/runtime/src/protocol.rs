@@ -109,7 +109,12 @@ pub enum UiRequest {
 /// [`Op::reply_kind`]) or a [`RuntimeError`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-#[serde(tag = "op", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "op",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
 pub enum Op {
     /// Runs a script: [`Reply::Exec`].
     Exec(ExecRequest),
@@ -196,6 +201,9 @@ pub enum Op {
     Recording,
     /// Replays the recording the sandbox was opened with: [`Reply::Json`].
     Replay,
+    /// Saves, then takes the sandbox down to hand to another host (`options.resume`
+    /// there): [`Reply::Json`].
+    Handoff,
     /// The audit log as JSON Lines: [`Reply::Text`].
     AuditLog,
     /// The tools' definitions for a model (`openai`, `anthropic`, `mcp`): [`Reply::Text`].

@@ -54,6 +54,12 @@ impl Recording {
         let head: Value = serde_json::from_str(text)
             .map_err(|err| invalid(format!("not a sandtab recording: {err}")))?;
         let version = head.get("version").and_then(Value::as_u64);
+        if let Some(other) = version.filter(|v| *v > u64::from(RECORDING_VERSION) || *v == 0) {
+            return Err(invalid(format!(
+                "a recording of version {other}; this sandtab reads versions {} to {RECORDING_VERSION}",
+                legacy::OLDEST_RECORDING_VERSION
+            )));
+        }
         if version != Some(u64::from(RECORDING_VERSION)) {
             // Versions 1 and 2, or an error naming the versions read.
             return legacy::Recording::from_json(text)

@@ -32,6 +32,10 @@ pub struct Sandbox {
     storage: StorageKind,
     /// The tape, when the sandbox records or replays.
     pub(crate) recorder: Option<Recorder>,
+    /// The options a hand-off carries on.
+    carried: SandboxOptions,
+    /// The read-only mounts' paths, whose files the host gives again.
+    read_only: Vec<VfsPath>,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -49,6 +53,12 @@ impl Sandbox {
     /// reads only its metadata now, contents on first use.
     pub async fn open(options: SandboxOptions, platform: Rc<dyn Platform>) -> RuntimeResult<Self> {
         let setup = options.resolve()?;
+        let read_only: Vec<VfsPath> = setup
+            .mounts
+            .iter()
+            .filter(|mount| matches!(mount.source, sandtab_vfs::MountSource::ReadOnly(_)))
+            .map(|mount| mount.path.clone())
+            .collect();
         let recorder = match setup.tape {
             None => None,
             Some(TapeSetup::Record { options }) => {
@@ -99,10 +109,18 @@ impl Sandbox {
                 SandboxFs::open(store, clock, setup.quota, setup.mounts).await?
             }
         };
-        if recorder.is_some() && has_files(&fs)? {
+        if (recorder.is_some() || setup.resume.is_some()) && has_files(&fs)? {
+            let why = match recorder.is_some() {
+                true => {
+                    "options.record: the sandbox \"{}\" already has files, which a recording would not hold"
+                }
+                false => {
+                    "options.resume: the sandbox \"{}\" already has files, which resuming would mix with the ones handed over"
+                }
+            };
             return Err(RuntimeError::invalid(format!(
-                "options.record: the sandbox \"{}\" already has files, which a recording would not hold; record a new sandbox (another name, or storage: \"memory\")",
-                setup.name
+                "{}; use a new sandbox (another name, or storage: \"memory\")",
+                why.replace("{}", &setup.name)
             )));
         }
         let fs = Arc::new(fs);
@@ -118,6 +136,9 @@ impl Sandbox {
         if let Some(tape) = tape {
             sessions.set_tape(tape);
         }
+        if let Some(handoff) = &setup.resume {
+            crate::handoff::resume(handoff, &fs, &mut sessions, &read_only).await?;
+        }
         // A new sandbox's first flush writes its root and `/home/agent`.
         fs.flush().await?;
         if let Some(recorder) = &recorder {
@@ -132,7 +153,19 @@ impl Sandbox {
             name: setup.name,
             storage,
             recorder,
+            carried: setup.carried,
+            read_only,
         })
+    }
+
+    /// The options a hand-off carries on.
+    pub(crate) fn carried_options(&self) -> &SandboxOptions {
+        &self.carried
+    }
+
+    /// The read-only mounts' paths.
+    pub(crate) fn read_only_mounts(&self) -> Vec<VfsPath> {
+        self.read_only.clone()
     }
 
     /// Its name.
@@ -367,6 +400,9 @@ impl Sandbox {
                     .recorder("this sandbox is not recording (open it with record: true)")?
                     .recording(self)
                     .await?,
+            },
+            Op::Handoff => Reply::Json {
+                value: crate::handoff::hand_off(self).await?,
             },
             Op::Replay => Reply::Json {
                 value: self

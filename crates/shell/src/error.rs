@@ -23,6 +23,9 @@ pub enum ShellError {
     /// asked; nothing was changed.
     #[error("{0}")]
     FileTool(String),
+    /// A session's carried state that does not read back.
+    #[error("a session's state does not read back: {0}")]
+    InvalidSessionState(String),
     /// The starting file tree could not be made.
     #[error("{0}")]
     Filesystem(#[from] sandtab_vfs::VfsError),

@@ -360,6 +360,23 @@ impl Shell {
         outcome
     }
 
+    /// The session's state (working directory, variables, exported environment, arrays,
+    /// functions, aliases, traps, options) as JSON, to carry the session to another host.
+    pub fn export_state(&self) -> serde_json::Value {
+        serde_json::to_value(self.bash.shell_state()).unwrap_or_default()
+    }
+
+    /// Makes the session's state what [`Shell::export_state`] gave (files are not part
+    /// of it).
+    pub fn import_state(&mut self, state: &serde_json::Value) -> Result<(), ShellError> {
+        let shell: bashkit::ShellState = serde_json::from_value(state.clone())
+            .map_err(|err| ShellError::InvalidSessionState(err.to_string()))?;
+        self.bash.restore_shell_state(&shell);
+        // The `set` options live in variables too; bashkit resets them before each exec.
+        self.set_options = set_options_command(&shell.variables);
+        Ok(())
+    }
+
     /// Puts this session's nondeterministic sources behind `tape` (recording or
     /// replaying): what its guests observe, and `$RANDOM`'s seed (drawn from the tape at
     /// the next exec).

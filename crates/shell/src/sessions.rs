@@ -103,6 +103,14 @@ impl Sessions {
         self.shells.remove(name).is_some()
     }
 
+    /// Every session's state ([`Shell::export_state`]), by name.
+    pub fn export_states(&self) -> Vec<(String, serde_json::Value)> {
+        self.shells
+            .iter()
+            .map(|(name, shell)| (name.clone(), shell.export_state()))
+            .collect()
+    }
+
     /// The names of the sessions that exist, sorted.
     pub fn names(&self) -> Vec<String> {
         self.shells.keys().cloned().collect()

@@ -25,8 +25,78 @@ pub fn js_error(err: RuntimeError) -> JsValue {
 
 /// A protocol value from JS, an error naming the field that is wrong.
 pub fn from_js<T: DeserializeOwned>(value: JsValue, place: &str) -> Result<T, JsValue> {
-    sandtab_runtime::protocol::decode(serde_wasm_bindgen::Deserializer::from(value), place)
-        .map_err(js_error)
+    sandtab_runtime::protocol::decode(serde_wasm_bindgen::Deserializer::from(value), place).map_err(
+        |mut err| {
+            // serde-wasm-bindgen's errors are JS `Error`s whose text is `String(error)`,
+            // "Error: <message>": the message alone follows the place.
+            err.message = err.message.replacen(": Error: ", ": ", 1);
+            js_error(err)
+        },
+    )
+}
+
+/// Options from JS, through a JSON value first: serde-wasm-bindgen reads only the
+/// fields a struct knows, so an unknown (misspelt) option would pass unseen. Byte arrays
+/// become arrays of numbers, which `Bytes` reads.
+pub fn options_from_js<T: DeserializeOwned>(value: &JsValue, place: &str) -> Result<T, JsValue> {
+    let tree = js_to_json(value, 0)
+        .map_err(|message| js_error(RuntimeError::invalid(format!("{place}: {message}"))))?;
+    sandtab_runtime::protocol::decode_value(tree, place).map_err(js_error)
+}
+
+/// How deep options may nest (a cycle would otherwise never end).
+const MAX_DEPTH: usize = 64;
+
+fn js_to_json(value: &JsValue, depth: usize) -> Result<serde_json::Value, String> {
+    use serde_json::Value;
+    if depth > MAX_DEPTH {
+        return Err(format!("nested more than {MAX_DEPTH} deep"));
+    }
+    if value.is_undefined() || value.is_null() {
+        return Ok(Value::Null);
+    }
+    if let Some(flag) = value.as_bool() {
+        return Ok(Value::Bool(flag));
+    }
+    if let Some(number) = value.as_f64() {
+        let whole = number.fract() == 0.0 && number.abs() < 9_007_199_254_740_992.0;
+        return Ok(match whole {
+            true if number >= 0.0 => Value::from(number as u64),
+            true => Value::from(number as i64),
+            false => serde_json::Number::from_f64(number).map_or(Value::Null, Value::Number),
+        });
+    }
+    if let Some(text) = value.as_string() {
+        return Ok(Value::String(text));
+    }
+    if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
+        return Ok(Value::Array(
+            bytes.to_vec().into_iter().map(Value::from).collect(),
+        ));
+    }
+    if Array::is_array(value) {
+        return Array::from(value)
+            .iter()
+            .map(|item| js_to_json(&item, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array);
+    }
+    if value.is_function() {
+        return Err("a function cannot be an option here".into());
+    }
+    if value.is_object() {
+        let mut map = serde_json::Map::new();
+        for key in js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>()).iter() {
+            let name = key.as_string().unwrap_or_default();
+            let item = Reflect::get(value, &key).unwrap_or(JsValue::UNDEFINED);
+            if item.is_undefined() {
+                continue;
+            }
+            map.insert(name, js_to_json(&item, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    Err("a value that is not JSON (a symbol or a bigint)".into())
 }
 
 /// A protocol value as plain JS: objects (not `Map`s), `null` for nothing, bytes as

@@ -64,7 +64,7 @@ impl Sandbox {
     pub async fn open(options: JsValue, doors: JsValue) -> Result<Sandbox, JsValue> {
         let options: SandboxOptions = match options.is_undefined() || options.is_null() {
             true => SandboxOptions::default(),
-            false => from_js(convert::replay_as_text(options)?, "options")?,
+            false => convert::options_from_js(&convert::replay_as_text(options)?, "options")?,
         };
         let doors = doors::WebDoors::from_js(&doors).map_err(js_error)?;
         let platform = Rc::new(WebPlatform::new(doors));

@@ -45,7 +45,12 @@ record?: boolean,
 /**
  * A recording (its object or its JSON text) to replay in a new memory sandbox.
  */
-replay?: unknown, };
+replay?: unknown, 
+/**
+ * A hand-off (`handoff` op; its object or JSON text) to resume in this new sandbox:
+ * its files, sessions and, where not given here, its options.
+ */
+resume?: unknown, };
 
 export type RuntimeError = { 
 /**
@@ -94,7 +99,7 @@ follow?: boolean, };
 
 export type UiRequest = { "action": "show", html: string, title?: string, } | { "action": "wait", timeoutMs?: number, } | { "action": "close" };
 
-export type Op = { "op": "exec" } & ExecRequest | { "op": "callTool", name: string, args: string, } | { "op": "readFile", path: string, } | { "op": "writeFile", path: string, data: Uint8Array, } | { "op": "listDir", path: string, } | { "op": "usage" } | { "op": "info" } | { "op": "flush" } | { "op": "snapshot", label: string, } | { "op": "snapshots" } | { "op": "restore", id: number, } | { "op": "deleteSnapshot", id: number, } | { "op": "fork", newName: string, snapshotId?: number, } | { "op": "exportTar", path?: string, } | { "op": "importTar", data: Uint8Array, path?: string, } | { "op": "fsck" } | { "op": "closeSession", name: string, } | { "op": "sessionNames" } | { "op": "readText", path: string, offset?: number, limit?: number, } | { "op": "writeText", path: string, content: string, } | { "op": "editFile", path: string, oldString: string, newString: string, replaceAll?: boolean, } | { "op": "fetch", request: FetchRequest, } | { "op": "ui", request: UiRequest, } | { "op": "recording" } | { "op": "replay" } | { "op": "auditLog" } | { "op": "toolDefinitions", format: string, };
+export type Op = { "op": "exec" } & ExecRequest | { "op": "callTool", name: string, args: string, } | { "op": "readFile", path: string, } | { "op": "writeFile", path: string, data: Uint8Array, } | { "op": "listDir", path: string, } | { "op": "usage" } | { "op": "info" } | { "op": "flush" } | { "op": "snapshot", label: string, } | { "op": "snapshots" } | { "op": "restore", id: number, } | { "op": "deleteSnapshot", id: number, } | { "op": "fork", newName: string, snapshotId?: number, } | { "op": "exportTar", path?: string, } | { "op": "importTar", data: Uint8Array, path?: string, } | { "op": "fsck" } | { "op": "closeSession", name: string, } | { "op": "sessionNames" } | { "op": "readText", path: string, offset?: number, limit?: number, } | { "op": "writeText", path: string, content: string, } | { "op": "editFile", path: string, oldString: string, newString: string, replaceAll?: boolean, } | { "op": "fetch", request: FetchRequest, } | { "op": "ui", request: UiRequest, } | { "op": "recording" } | { "op": "replay" } | { "op": "handoff" } | { "op": "auditLog" } | { "op": "toolDefinitions", format: string, };
 
 export type ExecResult = { stdout: Uint8Array, stderr: Uint8Array, exitCode: number, stdoutTruncated: boolean, stderrTruncated: boolean, 
 /**

@@ -17,7 +17,7 @@ mod tape;
 
 pub use recording::{
     MAX_OPS, OLDEST_RECORDING_VERSION, Op, Outcome, OutputDigest, RECORDING_FORMAT,
-    RECORDING_VERSION, RecordedOp, Recording, tree_digest,
+    RECORDING_VERSION, RecordedOp, Recording, tree_digest, tree_digest_without,
 };
 pub use sources::{TapeClock, TapeDoors, TapePlatform, ms_to_nanos, nanos_to_ms};
 pub use tape::{DoorEvent, Inputs, RecordedDenial, RecordedResponse, ShellClock, Tape, TapeMode};

@@ -196,6 +196,12 @@ impl Recording {
 /// tree, bit for bit; inode numbers and access times are left out (the page's own
 /// reads move access times).
 pub async fn tree_digest(fs: &SandboxFs) -> VfsResult<String> {
+    tree_digest_without(fs, &[]).await
+}
+
+/// [`tree_digest`] leaving out the entries at `skip` (read-only mounts, which each host
+/// makes afresh) and everything below them.
+pub async fn tree_digest_without(fs: &SandboxFs, skip: &[VfsPath]) -> VfsResult<String> {
     let mut hasher = Sha256::new();
     let mut pending = vec![VfsPath::root()];
     while let Some(dir) = pending.pop() {
@@ -203,6 +209,9 @@ pub async fn tree_digest(fs: &SandboxFs) -> VfsResult<String> {
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         for entry in entries {
             let path = dir.join(&entry.name)?;
+            if skip.contains(&path) {
+                continue;
+            }
             let meta = fs.mem().lstat(&path)?;
             let kind = match meta.kind {
                 FileKind::File => "f",
