@@ -71,7 +71,10 @@ fn a_sandbox_resumes_elsewhere_and_comes_back_the_same() {
         126,
         "limits carried"
     );
-    assert_eq!(exec(&server, "cat /tmp/t; ls /skills").stdout, "tmp\na.md\n");
+    assert_eq!(
+        exec(&server, "cat /tmp/t; ls /skills").stdout,
+        "tmp\na.md\n"
+    );
     let work = exec(&server, "echo built > out.txt && cd deep");
     assert_eq!(work.code, 0, "{}", work.stderr);
     let back = hand_off(&server);
