@@ -11,6 +11,7 @@ export type {
   McpServerGrant,
   RecordedInputs,
   ReplayReport,
+  SandboxHandoff,
   SandboxRecording,
   NetworkGrant,
   ToolGrant,

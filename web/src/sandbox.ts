@@ -12,6 +12,7 @@ import type {
   DirEntry,
   ExecOptions,
   ReplayReport,
+  SandboxHandoff,
   SandboxRecording,
   ExecResult,
   FsckReport,
@@ -296,6 +297,15 @@ export class Sandbox {
       sandbox.terminate();
       throw err;
     }
+  }
+
+  /** Saves, then takes this sandbox down to hand to another host: every file with its
+   * mode and times, each session's state (`cd`, variables, functions, options) and the
+   * options it carries on (capabilities without the secrets this page keeps). Resume it
+   * with `Sandbox.create({ resume })` here, under Node, or with `sandtab sh --resume
+   * FILE`; runs after the commands queued before it. */
+  async handoff(): Promise<SandboxHandoff> {
+    return (await this.#run({ op: 'handoff' }, 'json')).value as SandboxHandoff;
   }
 
   /** The audit log as JSON Lines: every exec, tool call, network request and denial,

@@ -228,14 +228,37 @@ export interface WorkerOptions {
   record?: boolean;
   /** Open as the replay of this recording (see `Sandbox.replay`). */
   replay?: SandboxRecording;
+  /** Resume a sandbox handed over by `sandbox.handoff()` (in a tab, under Node, or by
+   * `sandtab sh --handoff FILE`): its files, its sessions (`cd`, variables, functions,
+   * options) and, where not given here, its limits, quota, mounts and capabilities.
+   * Needs a new sandbox; the tree is checked against the digest it was handed with. */
+  resume?: SandboxHandoff;
+}
+
+/** A sandbox handed over (`sandbox.handoff()`): JSON, to resume on another host. */
+export interface SandboxHandoff {
+  format: 'sandtab-handoff';
+  version: 1;
+  /** The sandbox's name where it was handed off. */
+  name: string;
+  /** Every file, directory and symlink with its mode and times (read-only mounts left
+   * out), contents in base64. */
+  entries: Record<string, unknown>[];
+  /** Each shell session's state. */
+  sessions: { name: string; state: unknown }[];
+  /** The options it carries on. */
+  options: Partial<Pick<WorkerOptions, 'limits' | 'guestLimits' | 'quota' | 'mounts' | 'capabilities'>>;
+  /** The digest of the file tree (read-only mounts left out). */
+  tree: string;
 }
 
 /** A recording (`sandbox.recording()`): JSON, to keep or send anywhere. */
 export interface SandboxRecording {
   format: 'sandtab-recording';
-  /** 2 from this release (the shell's own clocks and random draws on the tape); a
-   * recording of version 1 still replays, with those read from the real sources. */
-  version: 1 | 2;
+  /** 3 from this release (its ops are the protocol's `Op`s); versions 2 and 1 still
+   * replay (1 with the shell's own clocks and random draws read from the real
+   * sources). */
+  version: 1 | 2 | 3;
   /** The options that shape the sandbox (limits, guestLimits, quota, capabilities). */
   options: Partial<Pick<WorkerOptions, 'limits' | 'guestLimits' | 'quota' | 'capabilities'>>;
   /** The programs it had installed. */

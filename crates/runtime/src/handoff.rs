@@ -19,24 +19,43 @@ pub const HANDOFF_FORMAT: &str = "sandtab-handoff";
 /// The hand-off format this sandtab writes and reads.
 pub const HANDOFF_VERSION: u32 = 1;
 
-/// One entry of the tree.
+/// Nanosecond times as decimal text: past 2^53, a JSON number would lose its last
+/// digits in JavaScript, and the tree digest with them.
+mod nanos_text {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub fn serialize<S: Serializer>(nanos: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&nanos.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse()
+            .map_err(|_| de::Error::custom("a time must be nanoseconds as decimal text"))
+    }
+}
+
+/// One entry of the tree (times in nanoseconds since the epoch).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
 pub enum Entry {
     Dir {
         path: String,
         mode: u32,
+        #[serde(with = "nanos_text")]
         modified: u64,
     },
     File {
         path: String,
         mode: u32,
+        #[serde(with = "nanos_text")]
         modified: u64,
         data: Bytes,
     },
     Symlink {
         path: String,
         target: String,
+        #[serde(with = "nanos_text")]
         modified: u64,
     },
 }

@@ -16,6 +16,7 @@ export type {
   McpServerGrant,
   RecordedInputs,
   ReplayReport,
+  SandboxHandoff,
   SandboxRecording,
   NetworkGrant,
   ToolGrant,
