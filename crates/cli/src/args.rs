@@ -5,6 +5,7 @@ use std::path::PathBuf;
 pub const USAGE: &str = "\
 usage: sandtab run [OPTIONS] PROGRAM.wasm [ARGS...]
        sandtab sh [OPTIONS] (-c SCRIPT | FILE) [ARGS...]
+       sandtab sh --replay RECORDING.json
 
 Runs a WASI program, or a shell script, in an in-memory sandbox. Host directories
 given with --dir are copied in, and the guest's changes are written back on exit.
@@ -26,6 +27,26 @@ options:
                             Files live in this process's memory: a guest growing
                             files past it (write, ftruncate, fd_allocate) gets EDQUOT
   -h, --help                this text
+
+sandbox options (sh only; with any of them the script runs on sandtab's typed runtime,
+the sandbox the browser tab and Node run, and its stdin is empty):
+  --caps FILE               the capability document (JSON, as a tab's `capabilities`):
+                            granted tools, limits, filesystem; no network here
+  --tool NAME=COMMAND       answer the granted tool NAME with a host command (repeatable):
+                            COMMAND is split on spaces into a program and its arguments
+                            (no shell), run with the call's JSON arguments on stdin; its
+                            stdout is the JSON answer; a non-zero exit fails the call
+                            (CAP_TOOL_FAILED, with its stderr). The capability document
+                            still decides which calls are allowed
+  --record FILE             record every operation; write the recording (JSON) to FILE
+                            when the script ends
+  --replay FILE             replay a recording in a new sandbox, print the report (JSON);
+                            the exit status is 0 if it matched, 1 if not
+  --resume FILE             start from a hand-off (JSON: a tab's, Node's or --handoff's):
+                            its files, sessions (cwd, variables, functions) and options
+                            (limits, quota, capabilities; those given here win)
+  --handoff FILE            after the script, write the sandbox as a hand-off to FILE, for
+                            a tab, Node or --resume to carry on from
 
 Written back to HOSTDIR (unless :ro): the files, directories and symlinks the guest
 made, changed or removed below GUESTDIR, each written relative to its opened parent
@@ -57,9 +78,49 @@ pub struct DirMap {
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
-    Run { program: PathBuf, args: Vec<String> },
-    Sh { script: Script, args: Vec<String> },
+    Run {
+        program: PathBuf,
+        args: Vec<String>,
+    },
+    Sh {
+        script: Script,
+        args: Vec<String>,
+    },
+    /// `sh --replay FILE`: replays a recording, no script.
+    Replay {
+        recording: PathBuf,
+    },
     Help,
+}
+
+/// A granted tool answered by a host command (`--tool NAME=COMMAND`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCommand {
+    pub name: String,
+    /// The program and its arguments.
+    pub argv: Vec<String>,
+}
+
+/// The options that run a script on the typed runtime.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SandboxFlags {
+    /// `--caps`: the capability document.
+    pub caps: Option<PathBuf>,
+    /// `--tool`: host commands answering granted tools.
+    pub tools: Vec<ToolCommand>,
+    /// `--record`: where the recording goes.
+    pub record: Option<PathBuf>,
+    /// `--resume`: the hand-off to start from.
+    pub resume: Option<PathBuf>,
+    /// `--handoff`: where the hand-off goes.
+    pub handoff: Option<PathBuf>,
+}
+
+impl SandboxFlags {
+    /// Whether any was given (the script then runs on the typed runtime).
+    pub fn any(&self) -> bool {
+        *self != Self::default()
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -76,8 +137,18 @@ pub struct Options {
     pub fuel: Option<u64>,
     pub memory_mb: Option<u64>,
     pub deadline_ms: Option<u64>,
-    /// `--quota`: bytes all files may hold (`u64::MAX` for `unlimited`).
-    pub quota_bytes: u64,
+    /// `--quota`: bytes all files may hold (`u64::MAX` for `unlimited`); `None` when
+    /// not given.
+    pub quota_bytes: Option<u64>,
+    /// `--caps`, `--tool`, `--record`, `--resume`, `--handoff`.
+    pub sandbox: SandboxFlags,
+}
+
+impl Options {
+    /// The byte quota: `--quota`, or the default.
+    pub fn quota(&self) -> u64 {
+        self.quota_bytes.unwrap_or(DEFAULT_QUOTA_BYTES)
+    }
 }
 
 /// The byte quota without `--quota`: files are kept in the CLI's own memory, so a guest
@@ -90,7 +161,9 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
     let mut dirs = Vec::new();
     let mut env = Vec::new();
     let (mut fuel, mut memory_mb, mut deadline_ms) = (None, None, None);
-    let mut quota_bytes = DEFAULT_QUOTA_BYTES;
+    let mut quota_bytes = None;
+    let mut sandbox = SandboxFlags::default();
+    let mut replay = None;
     let subcommand = match args.next().map(String::as_str) {
         None | Some("-h" | "--help" | "help") => {
             return Ok(Options {
@@ -101,6 +174,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 memory_mb,
                 deadline_ms,
                 quota_bytes,
+                sandbox,
             });
         }
         Some(name @ ("run" | "sh")) => name.to_owned(),
@@ -136,7 +210,32 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--fuel" => fuel = Some(number("--fuel", args.next())?),
             "--memory-mb" => memory_mb = Some(number("--memory-mb", args.next())?),
             "--deadline-ms" => deadline_ms = Some(number("--deadline-ms", args.next())?),
-            "--quota" => quota_bytes = parse_quota(args.next())?,
+            "--quota" => quota_bytes = Some(parse_quota(args.next())?),
+            flag @ ("--caps" | "--record" | "--replay" | "--resume" | "--handoff") => {
+                if subcommand != "sh" {
+                    return Err(format!("{flag} is an option of `sandtab sh`"));
+                }
+                let file =
+                    PathBuf::from(args.next().ok_or_else(|| format!("{flag} needs a FILE"))?);
+                let slot = match flag {
+                    "--caps" => &mut sandbox.caps,
+                    "--record" => &mut sandbox.record,
+                    "--replay" => &mut replay,
+                    "--resume" => &mut sandbox.resume,
+                    _ => &mut sandbox.handoff,
+                };
+                if slot.replace(file).is_some() {
+                    return Err(format!("{flag} is given twice"));
+                }
+            }
+            "--tool" => {
+                if subcommand != "sh" {
+                    return Err("--tool is an option of `sandtab sh`".into());
+                }
+                sandbox.tools.push(tool_command(
+                    args.next().ok_or("--tool needs NAME=COMMAND")?,
+                )?);
+            }
             "-c" if subcommand == "sh" => {
                 inline = Some(args.next().ok_or("-c needs a script")?.clone());
                 rest.extend(args.by_ref().cloned());
@@ -160,7 +259,17 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    let command = if subcommand == "run" {
+    let command = if let Some(recording) = replay {
+        if inline.is_some() || !rest.is_empty() {
+            return Err("--replay runs the recording's own operations: give no script".into());
+        }
+        if sandbox.any() || !dirs.is_empty() || !env.is_empty() {
+            return Err(
+                "--replay takes no other sandbox options (the recording holds its own)".into(),
+            );
+        }
+        Command::Replay { recording }
+    } else if subcommand == "run" {
         let mut rest = rest.into_iter();
         let program = rest.next().ok_or("run needs a PROGRAM.wasm")?;
         Command::Run {
@@ -188,6 +297,18 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         memory_mb,
         deadline_ms,
         quota_bytes,
+        sandbox,
+    })
+}
+
+fn tool_command(value: &str) -> Result<ToolCommand, String> {
+    let (name, command) = value
+        .split_once('=')
+        .filter(|(name, command)| !name.is_empty() && !command.trim().is_empty())
+        .ok_or_else(|| format!("--tool needs NAME=COMMAND, got `{value}`"))?;
+    Ok(ToolCommand {
+        name: name.to_owned(),
+        argv: command.split_whitespace().map(str::to_owned).collect(),
     })
 }
 
@@ -282,10 +403,11 @@ mod tests {
         ] {
             let options = parse(&args(&["run", "--quota", value, "p.wasm"]))
                 .unwrap_or_else(|err| panic!("{err}"));
-            assert_eq!(options.quota_bytes, bytes, "{value}");
+            assert_eq!(options.quota(), bytes, "{value}");
         }
         let options = parse(&args(&["run", "p.wasm"])).unwrap_or_else(|err| panic!("{err}"));
-        assert_eq!(options.quota_bytes, DEFAULT_QUOTA_BYTES);
+        assert_eq!(options.quota_bytes, None);
+        assert_eq!(options.quota(), DEFAULT_QUOTA_BYTES);
     }
 
     #[test]
@@ -333,6 +455,43 @@ mod tests {
     }
 
     #[test]
+    fn sandbox_flags_and_replay() {
+        let options = parse(&args(&[
+            "sh",
+            "--caps",
+            "c.json",
+            "--tool",
+            "weather=./w.sh --city x",
+            "--resume",
+            "in.json",
+            "--handoff",
+            "out.json",
+            "-c",
+            "true",
+        ]))
+        .unwrap_or_else(|err| panic!("{err}"));
+        assert!(options.sandbox.any());
+        assert_eq!(options.sandbox.caps, Some("c.json".into()));
+        assert_eq!(
+            options.sandbox.tools,
+            vec![ToolCommand {
+                name: "weather".into(),
+                argv: args(&["./w.sh", "--city", "x"]),
+            }]
+        );
+        let replay =
+            parse(&args(&["sh", "--replay", "r.json"])).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            replay.command,
+            Command::Replay {
+                recording: "r.json".into()
+            }
+        );
+        let plain = parse(&args(&["sh", "-c", "true"])).unwrap_or_else(|err| panic!("{err}"));
+        assert!(!plain.sandbox.any());
+    }
+
+    #[test]
     fn bad_input_is_one_clear_line() {
         for (input, want) in [
             (vec!["fly"], "unknown command"),
@@ -346,6 +505,23 @@ mod tests {
             (vec!["run", "--quota", "0", "p"], "positive size"),
             (vec!["run", "--quota", "99999999999G", "p"], "positive size"),
             (vec!["run", "--quota"], "needs a size"),
+            (
+                vec!["run", "--caps", "c.json", "p"],
+                "option of `sandtab sh`",
+            ),
+            (
+                vec!["sh", "--record", "a", "--record", "b", "-c", "x"],
+                "given twice",
+            ),
+            (vec!["sh", "--tool", "weather", "-c", "x"], "NAME=COMMAND"),
+            (
+                vec!["sh", "--replay", "r.json", "-c", "x"],
+                "give no script",
+            ),
+            (
+                vec!["sh", "--replay", "r.json", "--caps", "c"],
+                "no other sandbox",
+            ),
         ] {
             let err = parse(&args(&input)).expect_err(want);
             assert!(err.contains(want), "{input:?}: {err}");
