@@ -3,6 +3,8 @@
 
 mod args;
 mod host_dirs;
+mod platform;
+mod sandbox_sh;
 mod stdin_stream;
 
 use args::{Command, Options, Script};
@@ -55,35 +57,48 @@ async fn run(options: Options) -> Result<i32, String> {
         println!("{}", args::USAGE);
         return Ok(0);
     }
-    // Files live in this process's memory: the quota bounds what guests can make it hold.
-    let quota = Quota {
-        max_bytes: options.quota_bytes,
-        ..Quota::UNLIMITED
+    if let Command::Replay { recording } = &options.command {
+        return sandbox_sh::replay(&options, recording).await;
+    }
+    // With a sandbox flag the script runs on the typed runtime, else on the shell
+    // directly (which streams this process's stdin to it).
+    let sandbox = match options.command {
+        Command::Sh { .. } if options.sandbox.any() => Some(sandbox_sh::open(&options).await?),
+        _ => None,
     };
-    let fs = Arc::new(
-        SandboxFs::in_memory(Arc::new(WallClock), quota, Vec::new())
-            .map_err(|err| err.to_string())?,
-    );
+    let fs = match &sandbox {
+        Some(sandbox) => sandbox.fs().clone(),
+        // Files live in this process's memory: the quota bounds what guests can make it
+        // hold.
+        None => {
+            let quota = Quota {
+                max_bytes: options.quota(),
+                ..Quota::UNLIMITED
+            };
+            Arc::new(
+                SandboxFs::in_memory(Arc::new(WallClock), quota, Vec::new())
+                    .map_err(|err| err.to_string())?,
+            )
+        }
+    };
     let mut copied = Vec::new();
     for map in &options.dirs {
-        let copy = host_dirs::copy_in(fs.mem(), map).map_err(|err| {
-            if err.contains("EDQUOT") || err.contains("Disk quota exceeded") {
-                format!(
-                    "{err} (the sandbox's files may hold {} bytes: raise it with --quota)",
-                    options.quota_bytes
-                )
-            } else {
-                err
-            }
-        })?;
+        let copy = host_dirs::copy_in(fs.mem(), map).map_err(|err| quota_hint(err, &options))?;
         copied.push((map, copy));
     }
     let limits = guest_limits(&options);
     limits.validate().map_err(|err| err.to_string())?;
-    let code = match &options.command {
-        Command::Run { program, args } => run_program(&fs, &options, limits, program, args).await?,
-        Command::Sh { script, args } => run_script(&fs, &options, limits, script, args).await?,
-        Command::Help => 0,
+    let code = match (&options.command, &sandbox) {
+        (Command::Run { program, args }, _) => {
+            run_program(&fs, &options, limits, program, args).await?
+        }
+        (Command::Sh { script, args }, Some(sandbox)) => {
+            sandbox_sh::run_script(sandbox, &options, script, args).await?
+        }
+        (Command::Sh { script, args }, None) => {
+            run_script(&fs, &options, limits, script, args).await?
+        }
+        (Command::Help | Command::Replay { .. }, _) => 0,
     };
     // Every mapping is written back, whatever was refused in another.
     let mut left_out = 0;
@@ -208,6 +223,18 @@ async fn run_script(
         }
     };
     Ok(outcome.exit_code)
+}
+
+/// A copy-in refused for the quota says how to raise it.
+fn quota_hint(err: String, options: &Options) -> String {
+    if err.contains("EDQUOT") || err.contains("Disk quota exceeded") {
+        format!(
+            "{err} (the sandbox's files may hold {} bytes: raise it with --quota)",
+            options.quota()
+        )
+    } else {
+        err
+    }
 }
 
 /// `value` as one shell word.

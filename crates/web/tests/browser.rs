@@ -75,11 +75,11 @@ async fn bad_options_are_a_clear_error() {
         ),
         (
             json!({"limits": {"maxComands": 5}}),
-            "options.limits: unknown field `maxComands`",
+            "options.limits.maxComands: unknown field `maxComands`",
         ),
         (
             json!({"limit": {}}),
-            "options: unknown field `limit`, expected one of",
+            "options.limit: unknown field `limit`, expected one of",
         ),
         (
             json!({"quota": {"maxBytes": -1}}),
