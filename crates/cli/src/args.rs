@@ -249,6 +249,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                     memory_mb,
                     deadline_ms,
                     quota_bytes,
+                    sandbox,
                 });
             }
             "--" => rest.extend(args.by_ref().cloned()),
