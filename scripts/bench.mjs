@@ -3,7 +3,10 @@
 // prints, it does not fail on a slow machine. With no part named, all run (storage,
 // guests, shell). BENCH_ROUNDS (default 5) sets the rounds; medians are printed.
 //
-// Shell (`shell`): sandtab's shell vs just-bash in the same page (scripts/bench-shell.mjs).
+// Shell (`shell`): sandtab's shell vs just-bash and rust-bash in the same page, with the
+// per-command round trip and the agent mix (scripts/bench-shell.mjs), in each browser of
+// BENCH_BROWSERS (default `chromium,firefox`; Firefox with its timer precision not
+// reduced, so per-exec times are not rounded to 1 ms). Storage and guests: Chromium.
 //
 // Guests (`guests`): the same WASI programs run three ways (see the guest part below):
 //   sha256   SHA-256 over 16 MiB of generated data (target/guests/c/sha256.wasm)
@@ -35,6 +38,7 @@ import { shellBench } from './bench-shell.mjs';
 
 const ROOT = new URL('../www/dist/', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SHELL_BROWSERS = (process.env.BENCH_BROWSERS ?? 'chromium,firefox').split(',').map((b) => b.trim()).filter(Boolean);
 // `node scripts/bench.mjs [guests|storage|shell]`: one part, or all.
 const PART = process.argv[2] ?? 'all';
 
@@ -532,13 +536,27 @@ async function main() {
   // Before the browser starts: cargo should have the machine to itself.
   if (PART === 'all' || PART === 'guests') buildNative();
   const server = await serve(ROOT);
-  const browser = await launch('chromium');
   try {
-    if (PART === 'all' || PART === 'storage') await storageBench(browser, server);
-    if (PART === 'all' || PART === 'guests') await guestBench(browser, server);
-    if (PART === 'all' || PART === 'shell') await shellBench(browser, server, ROOT, ROUNDS);
+    if (PART === 'all' || PART === 'storage' || PART === 'guests') {
+      const browser = await launch('chromium');
+      try {
+        if (PART === 'all' || PART === 'storage') await storageBench(browser, server);
+        if (PART === 'all' || PART === 'guests') await guestBench(browser, server);
+      } finally {
+        await browser.close();
+      }
+    }
+    if (PART === 'all' || PART === 'shell') {
+      for (const name of SHELL_BROWSERS) {
+        const browser = await launch(name, { firefoxPrefs: { 'privacy.reduceTimerPrecision': false } });
+        try {
+          await shellBench(browser, server, ROOT, ROUNDS, name);
+        } finally {
+          await browser.close();
+        }
+      }
+    }
   } finally {
-    await browser.close();
     await server.close();
   }
 }

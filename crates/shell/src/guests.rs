@@ -153,6 +153,9 @@ impl Guests {
     pub(crate) async fn prepare(self: &Arc<Self>, script: &str, cwd: &str, path_var: &str) {
         let cwd = VfsPath::parse(cwd).unwrap_or_else(|_| VfsPath::root());
         let mut names = BTreeSet::new();
+        // The `PATH` directories that exist, looked up once for all the words (often
+        // none does in a sandbox).
+        let mut path_dirs: Option<Vec<&str>> = None;
         for word in candidate_words(script) {
             if lock(&self.programs).contains_key(word) {
                 continue;
@@ -165,7 +168,8 @@ impl Guests {
                 || self.registry.lookup(word).is_none()
                 || lock(&self.by_path).contains(word)
             {
-                for dir in path_var.split(':').filter(|dir| dir.starts_with('/')) {
+                let dirs = path_dirs.get_or_insert_with(|| self.existing_dirs(&cwd, path_var));
+                for dir in dirs.iter() {
                     if self.is_guest_file(&cwd, &format!("{dir}/{word}")).await {
                         names.insert(word.to_owned());
                         break;
@@ -187,6 +191,22 @@ impl Guests {
             );
         }
         *registered = names;
+    }
+
+    /// The absolute directories of `path_var` that exist (as directories, through
+    /// symlinks), in order.
+    fn existing_dirs<'p>(&self, cwd: &VfsPath, path_var: &'p str) -> Vec<&'p str> {
+        let mem = self.fs.mem();
+        path_var
+            .split(':')
+            .filter(|dir| dir.starts_with('/'))
+            .filter(|dir| {
+                cwd.join(dir)
+                    .ok()
+                    .and_then(|path| mem.stat(&path).ok())
+                    .is_some_and(|meta| meta.kind == FileKind::Directory)
+            })
+            .collect()
     }
 
     /// Whether `word` (relative to `cwd`) is an executable file holding a wasm module.

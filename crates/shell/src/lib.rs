@@ -150,6 +150,11 @@ pub struct Shell {
     /// The `set` options the last exec left different from their defaults, as a `set`
     /// command: bashkit resets them before each exec, a terminal keeps them.
     set_options: String,
+    /// The working directory and `PATH` the last exec left (where the next looks for
+    /// guest modules), kept from the state read after it: reading bashkit's state
+    /// copies all of it.
+    cwd: String,
+    path_var: String,
     /// The tape of a recording or replaying sandbox.
     tape: Option<Arc<replay::Tape>>,
     /// Whether `$RANDOM` is still to be seeded from the tape (at the next exec).
@@ -235,6 +240,7 @@ impl Shell {
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .build();
         commands::register_tools(&bash, &registry, &gate);
+        let (cwd, path_var) = cwd_and_path(&bash.shell_state_view());
         let guests = guests::Guests::new(
             engine,
             host,
@@ -250,6 +256,8 @@ impl Shell {
             limits,
             guests,
             set_options: String::new(),
+            cwd,
+            path_var,
             tape: None,
             seed_random: false,
             entropy,
@@ -418,15 +426,7 @@ impl Shell {
         self.bash
             .cancellation_token()
             .store(false, Ordering::SeqCst);
-        let state = self.bash.shell_state_view();
-        let cwd = state.cwd.to_string_lossy().into_owned();
-        let path_var = state
-            .env
-            .get("PATH")
-            .or_else(|| state.variables.get("PATH"))
-            .cloned()
-            .unwrap_or_default();
-        self.guests.prepare(script, &cwd, &path_var).await;
+        self.guests.prepare(script, &self.cwd, &self.path_var).await;
         let seed = self.random_seed();
         let writes = self.fs.mem().write_budget();
         writes.start(
@@ -480,7 +480,9 @@ impl Shell {
                 }
             }
         };
-        self.set_options = set_options_command(&self.bash.shell_state_view().variables);
+        let state = self.bash.shell_state_view();
+        self.set_options = set_options_command(&state.variables);
+        (self.cwd, self.path_var) = cwd_and_path(&state);
         let save_error = self.fs.flush().await.err();
         let mut collected = lock(collector);
         if let Some(err) = &save_error {
@@ -504,6 +506,18 @@ impl Shell {
             save_error,
         }
     }
+}
+
+/// The working directory and `PATH` of a shell state.
+fn cwd_and_path(state: &bashkit::ShellStateView) -> (String, String) {
+    let cwd = state.cwd.to_string_lossy().into_owned();
+    let path_var = state
+        .env
+        .get("PATH")
+        .or_else(|| state.variables.get("PATH"))
+        .cloned()
+        .unwrap_or_default();
+    (cwd, path_var)
 }
 
 fn lock<'a, 'b>(collector: &'a Mutex<Collector<'b>>) -> std::sync::MutexGuard<'a, Collector<'b>> {

@@ -71,6 +71,35 @@ async fn an_executable_module_without_suffix_runs_by_path_and_from_path() {
 }
 
 #[tokio::test]
+async fn the_next_exec_finds_modules_from_the_cwd_and_path_the_last_one_left() {
+    let mut shell = shell_with(
+        &[
+            ("/home/agent/upper", guest("c/stdin_upper.wasm"), 0o755),
+            ("/opt/tools/shout", guest("c/stdin_upper.wasm"), 0o755),
+        ],
+        ShellLimits::default(),
+    );
+    let out = shell
+        .exec("mkdir -p sub && cd sub && export PATH=/opt/tools:$PATH")
+        .await;
+    assert_eq!(out.exit_code, 0, "{}", out.stderr_text());
+    let out = shell.exec("echo abc | ../upper; echo def | shout").await;
+    assert_eq!(out.stdout_text(), "ABC\nDEF\n", "{}", out.stderr_text());
+    // A directory put on PATH only now, and a module put into it by the same exec:
+    // found from the next exec on.
+    let out = shell
+        .exec(
+            "cd / && mkdir -p /opt/new && cp /opt/tools/shout /opt/new/yell && PATH=/opt/new:$PATH",
+        )
+        .await;
+    assert_eq!(out.exit_code, 0, "{}", out.stderr_text());
+    let out = shell
+        .exec("echo ghi | yell; echo jkl | home/agent/upper")
+        .await;
+    assert_eq!(out.stdout_text(), "GHI\nJKL\n", "{}", out.stderr_text());
+}
+
+#[tokio::test]
 async fn guests_stream_through_pipelines() {
     let mut shell = shell_with(
         &[("/home/agent/upper.wasm", guest("c/stdin_upper.wasm"), 0o755)],
