@@ -172,7 +172,7 @@ async fn an_installed_program_is_a_command_and_a_wrong_pin_is_refused() {
     let sandbox = memory(json!({})).await;
     let wrong =
         sandbox.install_program(vec!["hello".into()], HELLO.to_vec(), Some("00".repeat(32)));
-    let message = format!("{:?}", JsValue::from(wrong.unwrap_err()));
+    let message = format!("{:?}", wrong.unwrap_err());
     assert!(message.contains("hash mismatch"), "{message}");
     sandbox
         .install_program(vec!["greet".into(), "hi".into()], HELLO.to_vec(), None)
