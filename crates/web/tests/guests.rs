@@ -13,7 +13,6 @@ use common::{
 use js_sys::{Function, Object, Reflect};
 use sandtab_web::Sandbox;
 use serde_json::{Value, json};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
