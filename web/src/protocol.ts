@@ -26,7 +26,8 @@ export type ToWorker =
   // `module`: the runtime already compiled by an earlier worker of this page.
   // `hostCall`: whether the page answers tool calls (it always answers network requests).
   | { type: 'init'; v: number; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
-  | { type: 'op'; v: number; id: number; op: Op }
+  // `stream`: send an exec's output as it is written (else it comes with the result).
+  | { type: 'op'; v: number; id: number; op: Op; stream?: boolean }
   | { type: 'cancel' }
   // The page's answer to a guest's host call.
   | { type: 'hostCallResult'; callId: number; value?: string; error?: string }

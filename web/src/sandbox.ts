@@ -50,6 +50,9 @@ interface Pending {
   onOutput?: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
 }
 
+/** Decodes whole outputs (a streaming decoder is made per listening exec). */
+const UTF8 = new TextDecoder();
+
 /** `SandboxError.code` of a sandbox whose runtime crashed (a panic, a trap, a failed
  * worker). */
 const CRASHED = 'SANDBOX_CRASHED';
@@ -156,12 +159,18 @@ export class Sandbox {
    * aliases, `set` options) carries over from one to the next. Rejects with a
    * `SandboxError` for bad options. */
   async exec(script: string, options: ExecOptions = {}): Promise<ExecResult> {
-    const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-    const onOutput = (stream: 'stdout' | 'stderr', data: Uint8Array) => {
-      options.onOutput?.(stream, data);
-      const handler = stream === 'stdout' ? options.onStdout : options.onStderr;
-      if (handler) handler(decoders[stream].decode(data, { stream: true }));
-    };
+    // Output is streamed only to a caller that listens: otherwise it comes whole with the
+    // result, one message instead of one per chunk.
+    const listens = options.onOutput !== undefined || options.onStdout !== undefined || options.onStderr !== undefined;
+    let onOutput: Pending['onOutput'];
+    if (listens) {
+      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
+      onOutput = (stream: 'stdout' | 'stderr', data: Uint8Array) => {
+        options.onOutput?.(stream, data);
+        const handler = stream === 'stdout' ? options.onStdout : options.onStderr;
+        if (handler) handler(decoders[stream].decode(data, { stream: true }));
+      };
+    }
     const { guestLimits, session, fresh, maxOutputBytes } = options;
     const request: ExecRequest = { script };
     if (guestLimits !== undefined) request.guestLimits = guestLimits;
@@ -169,7 +178,7 @@ export class Sandbox {
     if (fresh !== undefined) request.fresh = fresh;
     if (maxOutputBytes !== undefined) request.maxOutputBytes = maxOutputBytes;
     const raw = await this.#run({ op: 'exec', ...request }, 'exec', onOutput);
-    const text = (bytes: Uint8Array, note: string | null) => new TextDecoder().decode(bytes) + (note ?? '');
+    const text = (bytes: Uint8Array, note: string | null) => (bytes.length === 0 ? '' : UTF8.decode(bytes)) + (note ?? '');
     return {
       stdout: text(raw.stdout, raw.stdoutNote),
       stderr: text(raw.stderr, raw.stderrNote),
@@ -477,7 +486,9 @@ export class Sandbox {
     const id = this.#nextId++;
     const reply = await new Promise<Reply>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onOutput });
-      this.#worker.postMessage({ type: 'op', v: PROTOCOL_VERSION, id, op } satisfies ToWorker);
+      const message: ToWorker = { type: 'op', v: PROTOCOL_VERSION, id, op };
+      if (onOutput) message.stream = true;
+      this.#worker.postMessage(message);
     });
     if (reply.reply !== kind) {
       throw new SandboxError(`the runtime answered ${op.op} with a ${reply.reply} reply, not ${kind}`, 'EPROTO');

@@ -308,11 +308,11 @@ async function handle(request: ToWorker): Promise<void> {
       return;
     }
     case 'op':
-      return runOp(request.id, request.v, request.op);
+      return runOp(request.id, request.v, request.op, request.stream === true);
   }
 }
 
-function runOp(id: number, version: number, op: Op): void {
+function runOp(id: number, version: number, op: Op, stream: boolean): void {
   const fail = (err: unknown) => (isCrash(err) ? crash(err) : post({ type: 'error', id, ...describe(err) }));
   if (version !== PROTOCOL_VERSION) {
     post({ type: 'error', id, code: 'EPROTO', message: `a message of sandtab protocol ${version}; this worker speaks ${PROTOCOL_VERSION}` });
@@ -339,8 +339,8 @@ function runOp(id: number, version: number, op: Op): void {
     return;
   }
   const onOutput =
-    op.op === 'exec'
-      ? (stream: 'stdout' | 'stderr', data: Uint8Array) => post({ type: 'output', id, stream, data }, [data.buffer])
+    stream && op.op === 'exec'
+      ? (which: 'stdout' | 'stderr', data: Uint8Array) => post({ type: 'output', id, stream: which, data }, [data.buffer])
       : undefined;
   const run = async () => {
     const value = (await box.run(op, onOutput)) as Reply;

@@ -12,7 +12,7 @@ pub async fn exec(
     request: ExecRequest,
     output: OutputSink<'_>,
 ) -> RuntimeResult<ExecResult> {
-    run(sandbox, &request, output).await.map(|o| result(&o))
+    run(sandbox, &request, output).await.map(result)
 }
 
 /// The shell's outcome of running `request` (the `bash` tool wants it unconverted).
@@ -70,17 +70,19 @@ pub(crate) async fn run(
 }
 
 /// The shell's outcome as the protocol gives it.
-pub(crate) fn result(outcome: &ExecOutcome) -> ExecResult {
+pub(crate) fn result(outcome: ExecOutcome) -> ExecResult {
+    let stdout_note = outcome.truncation_note(Stream::Stdout);
+    let stderr_note = outcome.truncation_note(Stream::Stderr);
     ExecResult {
-        stdout: outcome.stdout.clone().into(),
-        stderr: outcome.stderr.clone().into(),
+        stdout_note,
+        stderr_note,
         exit_code: outcome.exit_code,
         stdout_truncated: outcome.stdout_truncated,
         stderr_truncated: outcome.stderr_truncated,
         stdout_total: outcome.stdout_total,
         stderr_total: outcome.stderr_total,
-        stdout_note: outcome.truncation_note(Stream::Stdout),
-        stderr_note: outcome.truncation_note(Stream::Stderr),
-        save_error: outcome.save_error.clone().map(Into::into),
+        save_error: outcome.save_error.map(Into::into),
+        stdout: outcome.stdout.into(),
+        stderr: outcome.stderr.into(),
     }
 }
