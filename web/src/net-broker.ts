@@ -213,7 +213,9 @@ function makeFrame(origins: string[]): Promise<Frame> {
   });
 }
 
-async function readCapped(response: Response, max: number, url: string): Promise<Uint8Array> {
+/** The body of `response`, refused with CAP_NET_TOO_LARGE past `max` bytes (declared or
+ * as received). Node's network door uses it too. */
+export async function readCapped(response: Response, max: number, url: string): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length'));
   const tooLarge = () =>
     new NetError('CAP_NET_TOO_LARGE', `${url}: the response is larger than the ${max} bytes allowed`);

@@ -8,7 +8,7 @@
 // sent on to another origin), their values scrubbed from everything that comes back,
 // the body capped at `maxResponseBytes` as received.
 
-import { NetError, Scrubber, type NetRequest, type NetResponse } from '../net-broker.js';
+import { NetError, Scrubber, readCapped, type NetRequest, type NetResponse } from '../net-broker.js';
 import type { NetDoor } from '../host.js';
 
 /** How long a request may take, answer included (as in the browser). */
@@ -156,33 +156,4 @@ export class NodeNetBroker implements NetDoor {
     for (const abort of this.#aborts) abort.abort();
     this.#aborts.clear();
   }
-}
-
-async function readCapped(response: Response, max: number, url: string): Promise<Uint8Array> {
-  const tooLarge = () => new NetError('CAP_NET_TOO_LARGE', `${url}: the response is larger than the ${max} bytes allowed`);
-  if (Number(response.headers.get('content-length')) > max) {
-    await response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    body.set(part, at);
-    at += part.length;
-  }
-  return body;
 }
