@@ -64,17 +64,67 @@ describe('the browser refuses a save (firefox, small storage limit)', { skip: !b
     assert.equal(outcome.freed.saveError, null, JSON.stringify(outcome.freed.saveError));
     assert.equal(outcome.freed.stdout, 'keep.txt\nlater.txt\n');
 
+    // A full origin must still open, or the person could not reach the files to free
+    // space: fill what is left, so every write at start-up (the page's project list,
+    // the service worker's copy of the site, the programs' cache) is refused.
+    const full = await page.evaluate(async () => {
+      const put = (key, value) =>
+        new Promise((resolve) => {
+          const request = indexedDB.open('quota-filler');
+          request.onupgradeneeded = () => request.result.createObjectStore('chunks');
+          request.onerror = (event) => {
+            event.preventDefault();
+            resolve(false);
+          };
+          request.onsuccess = () => {
+            const db = request.result;
+            const tx = db.transaction('chunks', 'readwrite');
+            tx.objectStore('chunks').put(value, key);
+            tx.oncomplete = () => (db.close(), resolve(true));
+            tx.onabort = () => (db.close(), resolve(false));
+          };
+        });
+      let bytes = 0;
+      for (const size of [1 << 20, 1 << 16, 1 << 12, 1 << 8]) {
+        for (;;) {
+          const chunk = new Uint8Array(size);
+          for (let at = 0; at < size; at += 65536) crypto.getRandomValues(chunk.subarray(at, Math.min(size, at + 65536)));
+          if (!(await put(`chunk-${bytes}`, chunk))) break;
+          bytes += size;
+        }
+      }
+      return !(await put('tiny', new Uint8Array(64)));
+    });
+    assert.ok(full, 'the origin is full: a 64-byte write is refused');
+
     await page.reload();
-    // The programs did not fit in the 10 MiB either: the reload fetches and compiles
-    // CPython again before the first prompt, which takes a while on a busy machine.
-    await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the prompt after the reload', 120_000);
+    // The programs do not fit either: the reload fetches and compiles CPython again
+    // before the first prompt, which takes a while on a busy machine.
+    await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the prompt after the reload', 120_000).catch((err) => {
+      throw new Error(`${err.message}\npage errors: ${JSON.stringify(errors)}`);
+    });
     const after = await page.evaluate(async () => {
       const { sandbox } = window.sandtab;
       const files = await sandbox.exec('cat keep.txt later.txt; ls');
-      return { files, fsck: await sandbox.fsck() };
+      const full = await sandbox.exec('echo more > more.txt');
+      const fsck = await sandbox.fsck();
+      // Free the space: the filler, and the programs' cached copies.
+      await new Promise((resolve, reject) => {
+        const request = indexedDB.deleteDatabase('quota-filler');
+        request.onsuccess = resolve;
+        request.onerror = () => reject(request.error);
+      });
+      for (const key of await caches.keys()) await caches.delete(key);
+      const freed = await sandbox.exec('echo again >> more.txt; cat more.txt');
+      return { files, full, fsck, freed };
     });
     assert.equal(after.files.stdout, 'precious\nlater\nkeep.txt\nlater.txt\n', after.files.stderr);
     assert.equal(after.fsck.clean, true, JSON.stringify(after.fsck));
+    // While full, a change is saved if the browser finds room, or kept in memory and
+    // said to be unsaved (never an error); once space is freed, it is saved.
+    assert.ok([undefined, 'EDQUOT'].includes(after.full.saveError?.code), JSON.stringify(after.full));
+    assert.equal(after.freed.saveError, null, JSON.stringify(after.freed.saveError));
+    assert.equal(after.freed.stdout, 'more\nagain\n');
     await page.close();
     assert.deepEqual(errors, []);
   });

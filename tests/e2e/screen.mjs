@@ -18,7 +18,10 @@ export async function waitForScreen(page, predicate, what, timeout = 30_000) {
     if (predicate(rows)) return rows;
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.fail(`timed out waiting for ${what}; the screen shows:\n${rows.filter(Boolean).join('\n')}`);
+  // A page that could not start shows why instead of a terminal.
+  const startupError = await page.$eval('.startup-error', (box) => box.textContent).catch(() => null);
+  const shown = startupError ?? rows.filter(Boolean).join('\n');
+  assert.fail(`timed out waiting for ${what}; the screen shows:\n${shown}`);
 }
 
 export const promptCount = (rows) => rows.filter((row) => row.startsWith(PROMPT)).length;

@@ -126,7 +126,7 @@ async function openProject(project: Project): Promise<void> {
   });
   document.getElementById('terminal-panel')!.append(terminal);
   const conversation = await loadConversation(project.id);
-  await setActiveProject(project.id);
+  await remembered('which project is open', setActiveProject(project.id));
   await renderProjects(project.id);
   chat.setRunning(false);
   chat.render(conversation);
@@ -374,6 +374,25 @@ function registerServiceWorker(): void {
   });
 }
 
+/** Page state the demo keeps beside the sandbox (the open project, the project list) is
+ * a convenience: when the origin's storage is full, saying so beats not starting, since
+ * the person needs the sandbox to free space. */
+async function remembered(what: string, write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    status(`Could not save ${what}: ${err instanceof Error ? err.message : String(err)}`, true);
+  }
+}
+
+/** The project `id`, added to the list if new; still opened when the list cannot be saved. */
+async function openingProject(name: string, id: string): Promise<Project> {
+  const unsaved: Project = { id, name, created: Date.now() };
+  let project = unsaved;
+  await remembered('the project list', addProject(name, id).then((added) => (project = added)));
+  return project;
+}
+
 async function main(): Promise<void> {
   registerServiceWorker();
   wireTheme();
@@ -401,8 +420,8 @@ async function main(): Promise<void> {
   const projects = await listProjects();
   const lastId = await activeProjectId();
   const project = wanted
-    ? await addProject(wanted, wanted)
-    : (projects.find((p) => p.id === lastId) ?? projects[0] ?? (await addProject('My project', 'demo')));
+    ? await openingProject(wanted, wanted)
+    : (projects.find((p) => p.id === lastId) ?? projects[0] ?? (await openingProject('My project', 'demo')));
   await openProject(project);
   current?.terminal.focus();
 }

@@ -10,7 +10,7 @@ use sandtab_caps::Gate;
 use sandtab_shell::replay::{TapeClock, TapeDoors, TapeMode};
 use sandtab_shell::{CancelHandle, GuestEngine, Sessions, Stream};
 use sandtab_vfs::storage::{SnapshotInfo, fsck};
-use sandtab_vfs::{FileKind, SandboxFs, VfsPath};
+use sandtab_vfs::{ErrorKind, FileKind, SandboxFs, VfsPath};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -461,11 +461,23 @@ impl Sandbox {
                 bytes_checked: 0,
             });
         };
-        self.fs.flush().await?;
+        // A full quota must not stop the check: what is stored is checked, and the
+        // changes still in memory are said to be unsaved.
+        let unsaved = match self.fs.flush().await {
+            Err(err) if err.kind() == ErrorKind::QuotaExceeded => Some(err),
+            other => {
+                other?;
+                None
+            }
+        };
         let report = fsck(store.as_ref()).await?;
+        let mut summary = report.summary();
+        if let Some(err) = unsaved {
+            summary.push_str(&format!(" (changes in memory not saved: {err})"));
+        }
         Ok(Reply::Fsck {
             clean: report.is_clean(),
-            summary: report.summary(),
+            summary,
             inodes: report.inodes,
             files: report.files,
             bytes_checked: report.bytes_checked,

@@ -301,3 +301,37 @@ fn a_fork_is_a_sandbox_of_its_own() {
     let err = open(json!({"name": "x", "storage": "opfs"}), &platform).unwrap_err();
     assert_eq!(err.code, "ENOTSUP");
 }
+
+#[test]
+fn fsck_checks_what_is_stored_when_the_quota_refuses_a_save() {
+    let platform = FakePlatform::new();
+    let sandbox = open(json!({"name": "full", "storage": "indexeddb"}), &platform).unwrap();
+    exec(&sandbox, "echo kept > kept.txt");
+    let store = platform.store("full").unwrap();
+    let full = || {
+        sandtab_vfs::VfsError::new(sandtab_vfs::ErrorKind::QuotaExceeded, "/")
+            .with_detail("the browser's storage quota is full")
+    };
+    // A save the quota refuses: the change stays in memory, unsaved.
+    store.fail_next_commit(full());
+    let ran = exec(&sandbox, "echo pending > pending.txt");
+    assert_eq!(
+        ran.result.save_error.as_ref().map(|e| e.code.as_str()),
+        Some("EDQUOT")
+    );
+    let commits = store.commit_count();
+    // Checking retries the save, refused again: what is stored is still checked.
+    store.fail_next_commit(full());
+    let Reply::Fsck { clean, summary, .. } = run(&sandbox, Op::Fsck).unwrap() else {
+        panic!()
+    };
+    assert!(clean, "{summary}");
+    assert!(summary.contains("changes in memory not saved"), "{summary}");
+    assert_eq!(store.commit_count(), commits);
+    // Any other failure of the save still ends the check with an error.
+    store.fail_next_commit(sandtab_vfs::VfsError::new(sandtab_vfs::ErrorKind::Io, "/"));
+    assert_eq!(error(run(&sandbox, Op::Fsck)).code, "EIO");
+    // Once storage takes it, the change is saved.
+    assert_eq!(exec(&sandbox, "cat pending.txt").stdout, "pending\n");
+    assert!(store.commit_count() > commits);
+}

@@ -3,7 +3,53 @@
 // whole transaction, and the promise rejects with the transaction's error. There is no
 // explicit commit(): after one, Firefox commits the requests that did succeed.
 
+// Firefox refuses writes to an origin at its quota with other errors than
+// QuotaExceededError too (opening a connection: "InvalidStateError: A mutation operation
+// was attempted on a database that did not allow mutations"). A failure while the
+// origin's use is within 2% of its quota is reported as the quota, which it is.
+async function asQuotaWhenFull(err) {
+  if (err?.name === 'QuotaExceededError') return err;
+  try {
+    const { usage = 0, quota = 0 } = (await navigator.storage?.estimate?.()) ?? {};
+    if (quota > 0 && usage >= quota * 0.98) {
+      return new DOMException(`the origin uses ${usage} of its ${quota} bytes (the browser said: ${err?.name}: ${err?.message})`, 'QuotaExceededError');
+    }
+  } catch {
+    // No estimate: the error stays what it was.
+  }
+  return err;
+}
+
+// The writer: a connection of its own, replaced when it goes bad.
 export function openForWrites(name) {
+  return opening(name).then(
+    (db) => ({ name, db }),
+    async (err) => {
+      throw await asQuotaWhenFull(err);
+    },
+  );
+}
+
+export async function commitBatch(writer, stores, ops) {
+  try {
+    return await committing(writer.db, stores, ops);
+  } catch (err) {
+    if (err?.name !== 'InvalidStateError') throw await asQuotaWhenFull(err);
+  }
+  // A connection Firefox opened while the origin was full takes no writes even once
+  // there is room again, and one closed for another tab's upgrade takes none either: a
+  // fresh connection may. The batch is written again whole (nothing of the refused
+  // transaction was kept: it threw before it could commit).
+  try {
+    writer.db.close();
+    writer.db = await opening(writer.name);
+    return await committing(writer.db, stores, ops);
+  } catch (err) {
+    throw await asQuotaWhenFull(err);
+  }
+}
+
+function opening(name) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(name);
     request.onsuccess = () => {
@@ -19,7 +65,7 @@ export function openForWrites(name) {
 
 // `ops`: [store, 'put', key, value] | [store, 'delete', key] | [store, 'deleteRange', low, high]
 // | [store, 'clear'].
-export function commitBatch(db, stores, ops) {
+function committing(db, stores, ops) {
   return new Promise((resolve, reject) => {
     let tx;
     try {
@@ -49,6 +95,6 @@ export function commitBatch(db, stores, ops) {
   });
 }
 
-export function closeConnection(db) {
-  db.close();
+export function closeConnection(writer) {
+  writer.db.close();
 }
