@@ -25,7 +25,7 @@
 //             a peer's differences are listed as its bugs
 // Goals (issue 20): <= 0.15 ms per trivial exec; the agent mix >= 5x faster than just-bash.
 import { build } from 'esbuild';
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { COMMANDS, PROJECT, ROOT as PROJECT_ROOT, gnuCheck, normalize } from './agent-mix.mjs';
@@ -122,7 +122,18 @@ async function settle(page) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** A worker that answers each exec message at once with an empty result: the floor of
+ * any design that sends a message to a worker per command. */
+function stageEchoWorker(root) {
+  mkdirSync(join(root, 'bench'), { recursive: true });
+  writeFileSync(
+    join(root, 'bench/echo-worker.js'),
+    `onmessage = ({ data }) => postMessage({ type: 'reply', id: data.id, reply: { reply: 'exec', stdout: '', stderr: '', exitCode: 0, saveError: null } });\n`,
+  );
+}
+
 export async function shellBench(browser, server, root, rounds, browserName = 'chromium') {
+  stageEchoWorker(root);
   const version = await stageJustBash(root);
   const rustBashVersion = stageRustBash(root);
   const json = jsonData();
@@ -233,6 +244,23 @@ async function mixPage(browser, server) {
         if (kind === 'sandtab-indexeddb') return sandtab('indexeddb', files, cwd);
         if (kind === 'just-bash') return new Bash({ files, cwd });
         if (kind === 'rust-bash') return rust.Bash.create(rust.createWasmBackend, { files, cwd });
+        if (kind === 'worker-floor') {
+          const worker = new Worker('./bench/echo-worker.js');
+          const waiting = new Map();
+          let next = 1;
+          worker.onmessage = ({ data }) => {
+            waiting.get(data.id)(data.reply);
+            waiting.delete(data.id);
+          };
+          return {
+            exec: (script) =>
+              new Promise((resolve) => {
+                const id = next++;
+                waiting.set(id, resolve);
+                worker.postMessage({ type: 'run', v: 1, id, op: { op: 'exec', script } });
+              }),
+          };
+        }
         throw new Error(`unknown shell ${kind}`);
       },
     };
@@ -252,7 +280,8 @@ async function roundTripBench(browser, server, browserName, versions) {
     { label: 'echo x > f', script: 'echo x > f' },
   ];
   const results = {};
-  for (const kind of SHELLS) {
+  const shells = [...SHELLS, 'worker-floor'];
+  for (const kind of shells) {
     process.stdout.write(`shell: round trip in ${kind}...\n`);
     results[kind] = await page.evaluate(
       async (kind, cases, execs) => {
@@ -294,11 +323,12 @@ async function roundTripBench(browser, server, browserName, versions) {
     'sandtab-indexeddb': 'sandtab (IndexedDB)',
     'just-bash': `just-bash ${versions.justBash}`,
     'rust-bash': `rust-bash ${versions.rustBash}`,
+    'worker-floor': 'a worker that echoes',
   };
   console.log(`\nper-command round trip, ${EXECS} execs each in one session, headless ${browserName}: ms per exec, median of 10-exec batches (p10-p90; mean)`);
   const row = (...cells) => console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(22) : String(c).padStart(26))).join(''));
   row('shell', ...cases.map((c) => c.label));
-  for (const kind of SHELLS) {
+  for (const kind of shells) {
     row(
       names[kind],
       ...cases.map(({ label }) => {
@@ -309,6 +339,8 @@ async function roundTripBench(browser, server, browserName, versions) {
   }
   const worst = Math.max(...cases.map(({ label }) => median(results['sandtab-memory'][label].times)));
   console.log(`  goal: <= 0.15 ms median per exec in a memory sandbox: ${worst <= 0.15 ? 'met' : `MISSED (${worst.toFixed(3)} ms)`}`);
+  const floor = median(results['worker-floor'].true.times);
+  console.log(`  floor: a message to a worker and back costs ${floor.toFixed(3)} ms here; sandtab's own work per trivial exec is the rest`);
 }
 
 /** The agent mix: every command of scripts/agent-mix.mjs in each shell, each a separate
