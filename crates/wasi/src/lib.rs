@@ -8,12 +8,17 @@
 //! - `preview1` implements every `wasi_snapshot_preview1` function over
 //!   [`sandtab_vfs::SandboxFs`]; the `sandtab` import module gives guests host calls.
 //!
+//! - [`GuestMemory`] is the guest's linear memory as the WASI host reaches it: lent as
+//!   a slice (wasmi's) or only copied in and out (a browser engine's
+//!   `WebAssembly.Memory`); every preview1 operation works on either.
+//!
 //! Platform-free: the browser worker and the native CLI provide the [`GuestIo`].
 
 mod engine;
 mod error;
 #[cfg(not(target_family = "wasm"))]
 mod grow_calls;
+mod guest_memory;
 mod io;
 mod limiter;
 mod limits;
@@ -24,6 +29,9 @@ mod start_export;
 
 pub use engine::{CompiledModule, GuestEngine, ModuleHash};
 pub use error::{GuestError, Limit};
+pub use guest_memory::GuestMemory;
+#[doc(hidden)]
+pub use guest_memory::{NonLending, testing};
 #[cfg(not(target_family = "wasm"))]
 pub use io::NativeHost;
 pub use io::{BoxFuture, GuestHost, GuestIo, OutStream, Platform};

@@ -121,6 +121,9 @@ pub(crate) struct GuestState {
     pub(crate) wasi: WasiCtx,
     pub(crate) limiter: Limiter,
     pub(crate) pending: Option<Pending>,
+    /// Host calls see the memory through a copying, non-lending adapter (tests only:
+    /// `testing::with_non_lending_memory`; always `false` otherwise).
+    pub(crate) non_lending: bool,
     /// The instance's exported memory, once instantiated.
     memory: Option<wasmi::Memory>,
     /// Natively: the memories and tables the growth host calls grow (`grow_calls`).
@@ -250,6 +253,7 @@ impl Runner {
                 wasi,
                 limiter: Limiter::new(run.limits),
                 pending: None,
+                non_lending: crate::testing::non_lending(),
                 memory: None,
                 #[cfg(not(target_family = "wasm"))]
                 grow: crate::grow_calls::GrowTargets::default(),
@@ -416,9 +420,16 @@ impl Runner {
             let retried = match memory {
                 Some(memory) => {
                     let (data, state) = memory.data_and_store_mut(&mut *store);
-                    preview1::retry(data, &mut state.wasi, pending.operation)
+                    preview1::on_memory(data, state.non_lending, |memory| {
+                        preview1::retry(memory, &mut state.wasi, pending.operation)
+                    })
                 }
-                None => preview1::retry(&mut [], &mut store.data_mut().wasi, pending.operation),
+                None => {
+                    let state = store.data_mut();
+                    preview1::on_memory(&mut [], state.non_lending, |memory| {
+                        preview1::retry(memory, &mut state.wasi, pending.operation)
+                    })
+                }
             };
             match retried {
                 Retried::Done(errno) => return Ok(i32::from(errno.raw())),

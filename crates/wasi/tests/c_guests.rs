@@ -19,6 +19,18 @@ fn expected(label: &str, stream: &str) -> Vec<u8> {
 
 #[test]
 fn every_c_guest_case_prints_what_native_linux_prints() {
+    check_every_c_case();
+}
+
+/// The same cases with host calls given a memory that cannot lend its bytes (every
+/// access copies, as with a browser engine's `WebAssembly.Memory`).
+#[test]
+fn every_c_guest_case_prints_the_same_through_a_memory_that_cannot_lend() {
+    let ((), copies) = sandtab_wasi::testing::with_non_lending_memory(check_every_c_case);
+    assert!(copies.reads > 0 && copies.writes > 0, "{copies:?}");
+}
+
+fn check_every_c_case() {
     let cases: serde_json::Value = serde_json::from_slice(
         &std::fs::read(repo("tests/guests/c/expected/cases.json")).expect("cases.json"),
     )

@@ -212,6 +212,46 @@ fn rust_expected(name: &str) -> Vec<u8> {
 /// The Rust test guest (tests/guests/rust, std for wasm32-wasip1) in each of its modes.
 #[test]
 fn a_rust_std_guest_matches_its_expected_output() {
+    check_rust_guest();
+}
+
+/// The same modes with host calls given a memory that cannot lend its bytes (every
+/// access copies, as with a browser engine's `WebAssembly.Memory`).
+#[test]
+fn a_rust_std_guest_matches_its_expected_output_through_a_memory_that_cannot_lend() {
+    let ((), copies) = sandtab_wasi::testing::with_non_lending_memory(check_rust_guest);
+    assert!(copies.reads > 0 && copies.writes > 0, "{copies:?}");
+}
+
+/// Seeded randomness (`random_get` fills guest memory) and the virtual clock read the
+/// same whether the memory lends its bytes or only copies them.
+#[test]
+fn seeded_random_and_a_virtual_clock_are_the_same_through_a_memory_that_cannot_lend() {
+    let run_once = |args: &[&str]| {
+        let mut run = Run::new(args);
+        run.clock = ClockMode::Virtual {
+            start_ns: 1_700_000_000_000_000_000,
+        };
+        run.random = RandomMode::Seeded(3);
+        let mut io = TestIo::default();
+        let outcome = run.run(&built_guest("c/clock_random.wasm"), &mut io);
+        (outcome, io.stdout, io.stderr)
+    };
+    for args in [&["clock_random"][..], &["clock_random", "--print-random"]] {
+        let direct = run_once(args);
+        assert_eq!(
+            direct.0.exit_code,
+            0,
+            "{}",
+            String::from_utf8_lossy(&direct.2)
+        );
+        let (copied, copies) = sandtab_wasi::testing::with_non_lending_memory(|| run_once(args));
+        assert!(copies.writes > 0, "{copies:?}");
+        assert_eq!(direct, copied, "{args:?}");
+    }
+}
+
+fn check_rust_guest() {
     let guest = built_guest("rust/rust_guest.wasm");
     let run_mode = |args: &[&str], env: Vec<(String, String)>, stdin: Vec<u8>| {
         let mut run = Run::new(args);

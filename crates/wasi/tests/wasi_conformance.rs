@@ -15,6 +15,18 @@ use support::{built_guest, memory_fs};
 
 #[test]
 fn every_preview1_function_answers_as_wasmtime_does() {
+    check_every_case();
+}
+
+/// The same cases with host calls given a memory that cannot lend its bytes (every
+/// access copies, as with a browser engine's `WebAssembly.Memory`).
+#[test]
+fn every_preview1_function_answers_the_same_through_a_memory_that_cannot_lend() {
+    let ((), copies) = sandtab_wasi::testing::with_non_lending_memory(check_every_case);
+    assert!(copies.reads > 0 && copies.writes > 0, "{copies:?}");
+}
+
+fn check_every_case() {
     let engine = GuestEngine::new(GuestLimits::default().call_depth);
     let module = conformance::compile(&engine, &built_guest("rust/wasi_conform.wasm"));
     let cases = conformance::cases();

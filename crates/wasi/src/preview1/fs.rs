@@ -176,6 +176,7 @@ const IO_CHUNK_MAX: u32 = 16 << 20;
 /// The first non-empty buffer of an iovec array, as wasmtime reads and writes only that
 /// one: (address, length), length capped at IO_CHUNK_MAX. The whole buffer must lie in
 /// memory (a buffer outside it traps).
+#[inline]
 fn first_buffer(mem: &Mem, iovs: u32, count: u32) -> Result<(u32, u32), Fail> {
     for i in 0..count {
         // Each iovec read as it is reached: those after the first non-empty one are
@@ -191,7 +192,7 @@ fn first_buffer(mem: &Mem, iovs: u32, count: u32) -> Result<(u32, u32), Fail> {
         if len == 0 {
             continue;
         }
-        mem.bytes(ptr, len)?;
+        mem.check(ptr, len)?;
         return Ok((ptr, len.min(IO_CHUNK_MAX)));
     }
     Ok((0, 0))
@@ -236,7 +237,8 @@ fn write_at(
         Fd::Stderr => OutStream::Stderr,
         Fd::File(_) => {
             let (ptr, len) = first_buffer(mem, iovs, count)?;
-            let data = mem.bytes(ptr, len)?.to_vec();
+            // Borrowed where the memory lends it: the file copies what it keeps.
+            let data = mem.bytes(ptr, len)?;
             let fs = ctx.fs.mem().clone();
             let Ok(file) = ctx.file(fd) else {
                 return Err(wasi::ERRNO_BADF.into());
@@ -265,7 +267,7 @@ fn write_at(
         return Err(wasi::ERRNO_SPIPE.into());
     }
     let (ptr, len) = first_buffer(mem, iovs, count)?;
-    let data = mem.bytes(ptr, len)?.to_vec();
+    let data = mem.bytes(ptr, len)?.into_owned();
     write_stream(ctx, stream, data)?;
     Ok(mem.set_u32(out, len)?)
 }
@@ -279,7 +281,7 @@ pub(super) fn fd_read(
     out: u32,
 ) -> Res {
     let (ptr, want) = first_buffer(mem, iovs, count)?;
-    mem.bytes(out, 4)?;
+    mem.check(out, 4)?;
     let fs = ctx.fs.mem().clone();
     let data = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
         Fd::Stdin => {

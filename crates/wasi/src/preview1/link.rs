@@ -2,7 +2,7 @@
 //! guest sees: an errno, a trap the runner resumes, an exit, or a limit.
 
 use super::memory::Mem;
-use super::{Blocked, Fail, Pending, Res, Trap, WasiCtx, fs, misc, path, poll};
+use super::{Blocked, Fail, Pending, Res, Trap, WasiCtx, fs, misc, on_memory, path, poll};
 use crate::run::GuestState;
 use wasmi::{Caller, Extern, Linker};
 
@@ -13,7 +13,7 @@ const SANDTAB: &str = "sandtab";
 fn dispatch(
     caller: &mut Caller<'_, GuestState>,
     name: &'static str,
-    mut operation: impl FnMut(&mut [u8], &mut WasiCtx) -> Res + Send + 'static,
+    mut operation: impl FnMut(&mut Mem<'_>, &mut WasiCtx) -> Res + Send + 'static,
 ) -> Result<i32, wasmi::Error> {
     let memory = match caller.get_export("memory") {
         Some(Extern::Memory(memory)) => Some(memory),
@@ -22,9 +22,16 @@ fn dispatch(
     let outcome = match memory {
         Some(memory) => {
             let (data, state) = memory.data_and_store_mut(&mut *caller);
-            operation(data, &mut state.wasi)
+            on_memory(data, state.non_lending, |memory| {
+                operation(memory, &mut state.wasi)
+            })
         }
-        None => operation(&mut [], &mut caller.data_mut().wasi),
+        None => {
+            let state = caller.data_mut();
+            on_memory(&mut [], state.non_lending, |memory| {
+                operation(memory, &mut state.wasi)
+            })
+        }
     };
     match outcome {
         Ok(()) => Ok(0),
@@ -55,7 +62,7 @@ macro_rules! funcs {
                 $name,
                 |mut caller: Caller<'_, GuestState>, $($arg: $ty),*| -> Result<i32, wasmi::Error> {
                     dispatch(&mut caller, $name, move |memory, ctx| {
-                        $imp(&mut Mem(memory), ctx, $($arg as _),*)
+                        $imp(memory, ctx, $($arg as _),*)
                     })
                 },
             )?;

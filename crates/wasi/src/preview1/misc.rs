@@ -81,7 +81,7 @@ pub(super) fn clock_time_get(
 }
 
 pub(super) fn random_get(mem: &mut Mem, ctx: &mut WasiCtx, buf: u32, len: u32) -> Res {
-    Ok(ctx.fill_random(mem.bytes_mut(buf, len)?)?)
+    Ok(mem.with_bytes_mut(buf, len, |bytes| ctx.fill_random(bytes))??)
 }
 
 pub(super) fn sched_yield(_mem: &mut Mem, ctx: &mut WasiCtx) -> Res {
@@ -164,11 +164,11 @@ pub(super) fn tool_call(
     out_cap: u32,
     out_len: u32,
 ) -> Res {
-    let name = mem.str(name, name_len)?.to_owned();
-    let args = mem.str(args, args_len)?.to_owned();
+    let name = mem.str(name, name_len)?.into_owned();
+    let args = mem.str(args, args_len)?.into_owned();
     // The answer's places must be good before the tool runs: it runs once.
-    mem.bytes(out_len, 4)?;
-    mem.bytes(out, out_cap)?;
+    mem.check(out_len, 4)?;
+    mem.check(out, out_cap)?;
     let answer = match ctx.host_answer.take() {
         Some((asked, with, answer)) if asked == name && with == args => answer,
         _ => return Err(Fail::Block(Block::HostCall { name, args })),

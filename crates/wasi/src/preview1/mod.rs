@@ -25,8 +25,9 @@ mod resolve;
 
 pub(crate) use fd::WasiCtx;
 pub(crate) use link::{add_to_linker, is_provided};
+pub(crate) use memory::Mem;
 
-use crate::Limit;
+use crate::{Limit, NonLending};
 use sandtab_vfs::VfsPath;
 use wasi::Errno;
 
@@ -122,8 +123,32 @@ impl std::fmt::Display for Blocked {
 
 impl wasmi::errors::HostError for Blocked {}
 
-/// A host operation, kept to be run again once its block is resolved.
-pub(crate) type Operation = Box<dyn FnMut(&mut [u8], &mut WasiCtx) -> Res + Send>;
+/// A host operation, kept to be run again once its block is resolved. It sees the
+/// guest's memory as a [`Mem`]: any [`GuestMemory`] ([`Mem::new`]), or wasmi's slice
+/// directly ([`Mem::lent`], the same without a virtual call per access).
+pub(crate) type Operation = Box<dyn FnMut(&mut Mem<'_>, &mut WasiCtx) -> Res + Send>;
+
+/// Runs `operation` on wasmi's memory `data`: lent as it is, or, when the run asked for
+/// it (`testing::with_non_lending_memory`), through a memory that only copies, as a
+/// JS memory would be.
+#[inline]
+pub(crate) fn on_memory<R>(
+    data: &mut [u8],
+    non_lending: bool,
+    operation: impl FnOnce(&mut Mem<'_>) -> R,
+) -> R {
+    if non_lending {
+        return through_copies(data, operation);
+    }
+    operation(&mut Mem::lent(data))
+}
+
+/// `on_memory`'s test path, kept out of line: the wasmi path is the straight one.
+#[cold]
+#[inline(never)]
+fn through_copies<R>(data: &mut [u8], operation: impl FnOnce(&mut Mem<'_>) -> R) -> R {
+    operation(&mut Mem::new(&mut NonLending::new(data)))
+}
 
 /// A blocked call: what it waits for, and the operation to run again.
 pub(crate) struct Pending {
@@ -144,7 +169,7 @@ pub(crate) enum Retried {
 }
 
 /// Runs `operation` again after its block was resolved.
-pub(crate) fn retry(memory: &mut [u8], ctx: &mut WasiCtx, mut operation: Operation) -> Retried {
+pub(crate) fn retry(memory: &mut Mem<'_>, ctx: &mut WasiCtx, mut operation: Operation) -> Retried {
     match operation(memory, ctx) {
         Ok(()) => Retried::Done(wasi::ERRNO_SUCCESS),
         Err(Fail::Errno(errno)) if errno == wasi::ERRNO_FAULT => {

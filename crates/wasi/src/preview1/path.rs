@@ -22,7 +22,7 @@ fn path_arg(
 ) -> Result<Resolved, Fail> {
     ctx.dir(fd)?;
     let path = mem.str(ptr, len)?;
-    Ok(ctx.resolve(fd, path, follow_last)?)
+    Ok(ctx.resolve(fd, &path, follow_last)?)
 }
 
 fn follows(flags: u32) -> Result<bool, Fail> {
@@ -48,7 +48,7 @@ pub(super) fn path_open(
     check_bits("rights", base, RIGHTS_ALL)?;
     check_bits("rights", inheriting, RIGHTS_ALL)?;
     check_bits("fdflags", u64::from(fdflags), u64::from(FDFLAGS_ALL))?;
-    let path_text = mem.str(path, len)?.to_owned();
+    let path_text = mem.str(path, len)?.into_owned();
     match ctx.fd(fd)? {
         Fd::Dir(_) => {}
         Fd::File(_) => return Err(wasi::ERRNO_NOTDIR.into()),
@@ -143,7 +143,7 @@ pub(super) fn path_create_directory(
     // `mkdir("d/")` makes `d`; what is already there, even a file, is EEXIST.
     let text = mem.str(path, len)?;
     let trimmed = text.trim_end_matches('/');
-    let text = if trimmed.is_empty() { text } else { trimmed }.to_owned();
+    let text = if trimmed.is_empty() { &text } else { trimmed }.to_owned();
     ctx.dir(fd)?;
     let target = ctx.resolve(fd, &text, false)?;
     let fs = ctx.fs.mem();
@@ -325,7 +325,7 @@ pub(super) fn path_symlink(
     new_path: u32,
     new_len: u32,
 ) -> Res {
-    let target = mem.str(old_path, old_len)?.to_owned();
+    let target = mem.str(old_path, old_len)?.into_owned();
     // The target is taken first, as `symlinkat(2)` copies it before it looks at the link.
     if target.len() > sandtab_vfs::MAX_PATH_LEN {
         return Err(wasi::ERRNO_NAMETOOLONG.into());

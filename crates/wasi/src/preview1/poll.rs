@@ -24,13 +24,13 @@ pub(super) fn poll_oneoff(
     if count == 0 {
         return Err(wasi::ERRNO_INVAL.into());
     }
-    mem.bytes(
+    mem.check(
         subs,
         count
             .checked_mul(SUBSCRIPTION_SIZE)
             .ok_or(wasi::ERRNO_FAULT)?,
     )?;
-    mem.bytes(
+    mem.check(
         events,
         count.checked_mul(EVENT_SIZE).ok_or(wasi::ERRNO_FAULT)?,
     )?;
