@@ -446,11 +446,20 @@ export class Sandbox {
       // An OPFS sandbox's log lives in the origin's private file system: sandtab/NAME.
       const storage = globalThis.navigator?.storage;
       if (typeof storage?.getDirectory !== 'function') return;
-      try {
-        const parent = await (await storage.getDirectory()).getDirectoryHandle('sandtab');
-        await parent.removeEntry(name, { recursive: true });
-      } catch (err) {
-        if ((err as DOMException)?.name !== 'NotFoundError') {
+      // A worker just terminated may still hold its log's access handle for a moment
+      // after its lock has gone (Chromium, on a busy machine): try again for up to 3 s.
+      for (let deadline = Date.now() + 3_000; ; ) {
+        try {
+          const parent = await (await storage.getDirectory()).getDirectoryHandle('sandtab');
+          await parent.removeEntry(name, { recursive: true });
+          return;
+        } catch (err) {
+          const kind = (err as DOMException)?.name;
+          if (kind === 'NotFoundError') return;
+          if (kind === 'NoModificationAllowedError' && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            continue;
+          }
           throw new SandboxError(`could not delete the OPFS files of sandbox "${name}": ${(err as Error).message}`);
         }
       }
