@@ -8,8 +8,7 @@
 //   sort      `seq 1 100000 | sort -n | tail -1`
 //   jq        a jq filter over a 1 MiB JSON file (the file is written first, untimed)
 // Both run in memory (sandtab: `storage: 'memory'`, so no save is timed). sandtab's time
-// includes the round trip to its worker (on this cross-origin-isolated page, through the
-// shared buffer of web/src/channel.ts where it can). Every output is checked.
+// includes the message round trip to its worker. Every output is checked.
 // Goal: sandtab at least 20x faster on the loop and pipeline workloads, never slower.
 //
 // Then, with rust-bash (npm, its WASM build, run on the page's thread) as a third shell:
@@ -237,7 +236,7 @@ async function mixPage(browser, server) {
       const reset = await box.exec(`rm -rf ${roots.join(' ')} && mkdir -p ${dirs.join(' ')} && cd ${cwd}`);
       if (reset.exitCode !== 0) throw new Error(`sandtab set-up: ${reset.stderr}`);
       for (const [path, text] of Object.entries(files)) await box.writeFile(path, text);
-      return { exec: (script) => box.exec(script), shared: () => box.sharedCalls };
+      return { exec: (script) => box.exec(script) };
     };
     window.mix = {
       async shell(kind, files, cwd) {
@@ -311,8 +310,6 @@ async function roundTripBench(browser, server, browserName, versions) {
           }
           out[label] = { times, mean: times.reduce((a, b) => a + b, 0) / times.length };
         }
-        out.shared = shell.shared?.() ?? 0;
-        out.isolated = self.crossOriginIsolated;
         return out;
       },
       kind,
@@ -340,10 +337,6 @@ async function roundTripBench(browser, server, browserName, versions) {
       }),
     );
   }
-  const memory = results['sandtab-memory'];
-  console.log(
-    `  page cross-origin isolated: ${memory.isolated ? 'yes' : 'no'}; sandtab (memory) answered ${memory.shared} calls through the shared buffer (web/src/channel.ts), the rest by message`,
-  );
   const worst = Math.max(...cases.map(({ label }) => median(results['sandtab-memory'][label].times)));
   console.log(`  goal: <= 0.15 ms median per exec in a memory sandbox: ${worst <= 0.15 ? 'met' : `MISSED (${worst.toFixed(3)} ms)`}`);
   const floor = median(results['worker-floor'].true.times);

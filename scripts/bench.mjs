@@ -547,20 +547,13 @@ async function main() {
       }
     }
     if (PART === 'all' || PART === 'shell') {
-      // Cross-origin isolated, as a page that wants the fastest calls would be: the
-      // sandbox then answers through a shared buffer (web/src/channel.ts).
-      const isolated = await serve(ROOT, 0, { isolated: true });
-      try {
-        for (const name of SHELL_BROWSERS) {
-          const browser = await launch(name, { firefoxPrefs: { 'privacy.reduceTimerPrecision': false } });
-          try {
-            await shellBench(browser, isolated, ROOT, ROUNDS, name);
-          } finally {
-            await browser.close();
-          }
+      for (const name of SHELL_BROWSERS) {
+        const browser = await launch(name, { firefoxPrefs: { 'privacy.reduceTimerPrecision': false } });
+        try {
+          await shellBench(browser, server, ROOT, ROUNDS, name);
+        } finally {
+          await browser.close();
         }
-      } finally {
-        await isolated.close();
       }
     }
   } finally {

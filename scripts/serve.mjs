@@ -1,7 +1,6 @@
 // A static file server for the demo and the end-to-end tests: 127.0.0.1 only, correct
-// MIME types (application/wasm matters for streaming compilation). sandtab needs no
-// special headers; with `isolated` the pages are cross-origin isolated (COOP/COEP), where
-// a sandbox answers through a shared buffer (web/src/channel.ts).
+// MIME types (application/wasm matters for streaming compilation), no special headers:
+// sandtab needs none (no COOP/COEP).
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -20,10 +19,7 @@ const TYPES = {
 };
 
 /** Serves `root` on 127.0.0.1:`port` (0 picks a free port). Resolves to { url, close }. */
-export function serve(root, port = 0, { isolated = false } = {}) {
-  const isolation = isolated
-    ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp', 'cross-origin-resource-policy': 'same-origin' }
-    : {};
+export function serve(root, port = 0) {
   const base = resolve(root);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -39,7 +35,6 @@ export function serve(root, port = 0, { isolated = false } = {}) {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'content-length': size,
         'cache-control': 'no-cache',
-        ...isolation,
       });
       createReadStream(file).pipe(res);
     } catch {

@@ -25,8 +25,7 @@ export type ReplyOf<K extends Reply['reply']> = Extract<Reply, { reply: K }>;
 export type ToWorker =
   // `module`: the runtime already compiled by an earlier worker of this page.
   // `hostCall`: whether the page answers tool calls (it always answers network requests).
-  // `channel`: a shared buffer for calls, where the page is cross-origin isolated (channel.ts).
-  | { type: 'init'; v: number; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean; channel?: SharedArrayBuffer }
+  | { type: 'init'; v: number; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
   // `stream`: send an exec's output as it is written (else it comes with the result).
   | { type: 'op'; v: number; id: number; op: Op; stream?: boolean }
   | { type: 'cancel' }

@@ -4,8 +4,7 @@
 import { NetBroker, type NetRequest } from './net-broker.js';
 import { sandboxHost, type NetDoor, type UiDoor } from './host.js';
 import { UiFrame, type UiAction } from './ui-frame.js';
-import { PROTOCOL_VERSION, isQuery, type ExecRequest, type FromWorker, type Op, type Reply, type ReplyOf, type ToWorker } from './protocol.js';
-import { PageChannel, channelSupported, createChannelBuffer } from './channel.js';
+import { PROTOCOL_VERSION, type ExecRequest, type FromWorker, type Op, type Reply, type ReplyOf, type ToWorker } from './protocol.js';
 import type {
   CapabilityDocument,
   ToolHandler,
@@ -67,9 +66,6 @@ export class Sandbox {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #dead: SandboxError | null = null;
-  /** The shared buffer to the worker, where the page is cross-origin isolated. */
-  #channel: PageChannel | null = null;
-  #sharedCalls = 0;
 
   readonly #onProgress?: (event: ProgressEvent) => void;
   readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
@@ -108,8 +104,6 @@ export class Sandbox {
       : new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'sandtab-runtime' });
     const runtimeKey = String(options.workerUrl ?? 'bundled');
     const sandbox = new Sandbox(worker, options, secrets);
-    const channelBuffer = !sandboxHost && channelSupported() ? createChannelBuffer() : undefined;
-    if (channelBuffer) sandbox.#channel = new PageChannel(channelBuffer);
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<FromWorker>) => {
         const reply = event.data;
@@ -146,9 +140,8 @@ export class Sandbox {
         options: { ...workerOptions, ...(programs ? { programs } : {}) } satisfies WorkerOptions,
         module: compiledRuntimes.get(runtimeKey),
         hostCall: options.hostCall !== undefined || options.tools !== undefined,
-        ...(channelBuffer ? { channel: channelBuffer } : {}),
       };
-      sandbox.#post(init);
+      worker.postMessage(init);
     });
     // The worker's script failed outside anything it caught (it reports the runtime's
     // own crashes as `crashed`): the same end.
@@ -334,7 +327,7 @@ export class Sandbox {
   /** Stops the running command (it ends with exit status 130), and ends a pending `ui`
    * wait with no event. Files and the session survive; the sandbox stays usable. */
   cancel(): void {
-    if (this.#dead === null) this.#post({ type: 'cancel' });
+    if (this.#dead === null) this.#worker.postMessage({ type: 'cancel' } satisfies ToWorker);
     this.#ui.stopWaiting();
   }
 
@@ -501,39 +494,15 @@ export class Sandbox {
     if (this.#dead) throw this.#dead;
     const id = this.#nextId++;
     const reply = await new Promise<Reply>((resolve, reject) => {
-      const idle = this.#pending.size === 0;
       this.#pending.set(id, { resolve, reject, onOutput });
-      // Alone, and with no output to stream: through the shared buffer, if the worker
-      // waits there (the reply resolves the same pending call).
-      const shared = idle && !onOutput && !isQuery(op) ? this.#channel?.send({ id, op }, () => this.#dead === null) : undefined;
-      if (shared) {
-        this.#sharedCalls++;
-        void shared.then((message) => {
-          if (message !== null) this.#receive(message as FromWorker);
-        });
-        return;
-      }
       const message: ToWorker = { type: 'op', v: PROTOCOL_VERSION, id, op };
       if (onOutput) message.stream = true;
-      this.#post(message);
+      this.#worker.postMessage(message);
     });
     if (reply.reply !== kind) {
       throw new SandboxError(`the runtime answered ${op.op} with a ${reply.reply} reply, not ${kind}`, 'EPROTO');
     }
     return reply as ReplyOf<K>;
-  }
-
-  /** Every message to the worker goes here: one waiting in the shared buffer is woken
-   * to read it. */
-  #post(message: ToWorker, transfer: Transferable[] = []): void {
-    this.#channel?.beforePost();
-    this.#worker.postMessage(message, transfer);
-  }
-
-  /** How many calls were answered through the shared buffer rather than by message
-   * (only where the page is cross-origin isolated); for diagnostics. */
-  get sharedCalls(): number {
-    return this.#sharedCalls;
   }
 
   #receive(reply: FromWorker): void {
@@ -593,7 +562,7 @@ export class Sandbox {
     }
     if (this.#dead !== null) return;
     const transfer = answer.type === 'netFetchResult' && answer.value ? [answer.value.body.buffer as ArrayBuffer] : [];
-    this.#post(answer, transfer);
+    this.#worker.postMessage(answer, transfer);
   }
 
   async #answerUi(callId: number, action: UiAction): Promise<void> {
@@ -611,7 +580,7 @@ export class Sandbox {
         },
       };
     }
-    if (this.#dead === null) this.#post(answer);
+    if (this.#dead === null) this.#worker.postMessage(answer);
   }
 
   /** Runs the handler of a granted tool: the runtime has checked the call. */
@@ -636,7 +605,7 @@ export class Sandbox {
     } catch (err) {
       answer = { type: 'hostCallResult', callId, error: err instanceof Error ? err.message : String(err) };
     }
-    if (this.#dead === null) this.#post(answer);
+    if (this.#dead === null) this.#worker.postMessage(answer);
   }
 
   /** The runtime is broken: no call may reach it again. Terminating the worker (if it

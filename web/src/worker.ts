@@ -8,7 +8,6 @@ import init, { compiledModule, protocolVersion, Sandbox as WasmSandbox } from '.
 import type { NetRequest, NetResponse } from './net-broker.js';
 import type { UiAction } from './ui-frame.js';
 import { PROTOCOL_VERSION, isQuery, type FromWorker, type Op, type Reply, type ToWorker } from './protocol.js';
-import { WorkerChannel } from './channel.js';
 import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -18,40 +17,9 @@ let queue: Promise<void> = Promise.resolve();
 let memory: WebAssembly.Memory | null = null;
 /** Set once the runtime has crashed: nothing more is done, the worker is ending. */
 let crashed = false;
-/** The shared buffer to the page, where it is cross-origin isolated (channel.ts). */
-let channel: WorkerChannel | null = null;
-/** Messages read so far (the channel compares it with those the page posted). */
-let messagesRead = 0;
-/** The call being answered through the channel. */
-let channelCall: number | null = null;
-/** Ops queued and not yet done; the worker waits in the channel only with none. */
-let queued = 0;
-let serving = false;
 
 function post(reply: FromWorker, transfer: Transferable[] = []): void {
-  if (channel !== null && channelCall !== null && (reply.type === 'result' || reply.type === 'error') && reply.id === channelCall) {
-    channelCall = null;
-    if (channel.reply(reply)) return;
-  }
   scope.postMessage(reply, transfer);
-}
-
-/** With nothing queued, answers the page's calls through the channel until it sends a
- * message or stops calling for a while. */
-async function serveChannel(): Promise<void> {
-  if (serving || channel === null || crashed) return;
-  serving = true;
-  try {
-    while (!crashed) {
-      const request = channel.next() as { id: number; op: Op } | null;
-      if (request === null) return;
-      channelCall = request.id;
-      runOp(request.id, PROTOCOL_VERSION, request.op, false);
-      await queue;
-    }
-  } finally {
-    serving = false;
-  }
 }
 
 function describe(err: unknown): { message: string; code?: string } {
@@ -302,7 +270,6 @@ async function handle(request: ToWorker): Promise<void> {
         });
         return;
       }
-      if (request.channel) channel = new WorkerChannel(request.channel, () => messagesRead);
       try {
         await start(request.options, request.module, request.hostCall);
       } catch (err) {
@@ -380,17 +347,9 @@ function runOp(id: number, version: number, op: Op, stream: boolean): void {
     post({ type: 'result', id, value }, transferables(value));
   };
   // One at a time, but keep reading messages (cancel) meanwhile.
-  queued++;
-  queue = queue
-    .then(run)
-    .catch(fail)
-    .then(() => {
-      queued--;
-      if (queued === 0) void serveChannel();
-    });
+  queue = queue.then(run).catch(fail);
 }
 
 scope.onmessage = (event: MessageEvent<ToWorker>) => {
-  messagesRead++;
   void handle(event.data);
 };
