@@ -58,6 +58,9 @@ function opening(name) {
       db.onversionchange = () => db.close();
       resolve(db);
     };
+    // The database exists (the store opened it with its schema first): one that does not
+    // was deleted meanwhile, and must not come back empty.
+    request.onupgradeneeded = () => request.transaction.abort();
     request.onerror = () => reject(request.error);
     request.onblocked = () => reject(new DOMException(`IndexedDB database ${name} is blocked`, 'InvalidStateError'));
   });
