@@ -103,6 +103,9 @@ for (const name of browserNames) {
       api = await startServer('127.0.0.1', { '/data': () => ({ body: 'data from the api\n' }) });
       browser = await launch(name);
       ({ page, errors } = await openPage(browser, `${site.url}?sandbox=agent-${Date.now()}`));
+      // A person who clicks into the prompt while the project opens keeps the keyboard.
+      await page.waitForSelector('#prompt');
+      await page.focus('#prompt');
       // Every request the page makes, by origin: the site, the model, and what the user granted.
       page.on('request', (request) => {
         const url = new URL(request.url());
@@ -126,6 +129,8 @@ for (const name of browserNames) {
       await page.waitForFunction(() => !/^Opening/.test(document.querySelector('#chat-status').textContent) && !document.querySelector('#send')?.disabled, {
         timeout: 90_000,
       });
+      await page.waitForFunction(() => document.body.dataset.started === 'yes', { timeout: 90_000 });
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'prompt', 'opening the project took the keyboard from the prompt');
       await send(page, 'hello');
       await page.waitForFunction(() => document.querySelector('#chat-status').classList.contains('error'), { timeout: 60_000 });
       assert.match(await page.$eval('#chat-status', (el) => el.textContent), /model/i);

@@ -423,7 +423,11 @@ async function main(): Promise<void> {
     ? await openingProject(wanted, wanted)
     : (projects.find((p) => p.id === lastId) ?? projects[0] ?? (await openingProject('My project', 'demo')));
   await openProject(project);
-  current?.terminal.focus();
+  // The terminal takes the keyboard only if the person has not started typing elsewhere
+  // (the prompt, say) while the project opened.
+  const focused = document.activeElement;
+  if (!focused || focused === document.body) current?.terminal.focus();
+  document.body.dataset.started = 'yes';
 }
 
 main().catch((err: unknown) => {
