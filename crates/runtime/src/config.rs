@@ -46,6 +46,18 @@ impl<'de> Deserialize<'de> for Count {
     }
 }
 
+/// Which engine runs guest programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum GuestTier {
+    /// wasmi, inside the runtime: everywhere.
+    Interpreter,
+    /// The browser's own engine, metered, suspended with JSPI where guests wait:
+    /// many times faster; only where the browser has JSPI.
+    Engine,
+}
+
 /// Where a sandbox's files are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -228,6 +240,9 @@ pub struct SandboxOptions {
     pub quota: Option<QuotaSpec>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mounts: Option<Vec<MountSpec>>,
+    /// Which engine runs guest programs (the interpreter when left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guest_tier: Option<GuestTier>,
     /// The capability document (see `sandtab-caps`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional, type = "Record<string, unknown>"))]

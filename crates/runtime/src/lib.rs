@@ -9,7 +9,7 @@ pub mod error;
 pub mod protocol;
 
 pub use bytes::Bytes;
-pub use config::{SandboxOptions, SandboxSetup, StorageKind};
+pub use config::{GuestTier, SandboxOptions, SandboxSetup, StorageKind};
 pub use error::{RuntimeError, RuntimeResult};
 pub use protocol::{ExecRequest, ExecResult, Op, PROTOCOL_VERSION, Reply};
 

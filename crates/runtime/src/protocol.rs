@@ -429,6 +429,7 @@ mod tests {
         let decls = [
             crate::config::Count::decl(),
             crate::config::StorageKind::decl(),
+            crate::config::GuestTier::decl(),
             crate::config::ShellLimitsSpec::decl(),
             GuestLimitsSpec::decl(),
             crate::config::QuotaSpec::decl(),

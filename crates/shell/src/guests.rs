@@ -233,7 +233,7 @@ impl Guests {
         name: &str,
         cwd: &VfsPath,
         path_var: &str,
-    ) -> Result<CompiledModule, (i32, String)> {
+    ) -> Result<(CompiledModule, Arc<Vec<u8>>), (i32, String)> {
         let candidates: Vec<VfsPath> = if name.contains('/') {
             cwd.join(name).into_iter().collect()
         } else {
@@ -263,9 +263,11 @@ impl Guests {
         let bytes = mem
             .read(&path)
             .map_err(|err| (126, format!("{name}: {err}\n")))?;
-        self.engine
+        let module = self
+            .engine
             .compile(&bytes, None)
-            .map_err(|err| (err.exit_status(), format!("{name}: {err}\n")))
+            .map_err(|err| (err.exit_status(), format!("{name}: {err}\n")))?;
+        Ok((module, Arc::new(bytes)))
     }
 }
 
@@ -321,10 +323,11 @@ impl Command for GuestCommand {
         let module = match &self.target {
             Target::Installed(program) => guests
                 .compiled(program)
+                .map(|module| (module, program.bytes.clone()))
                 .map_err(|err| (err.exit_status(), format!("{}: {err}\n", ctx.name))),
             Target::File => guests.module_for_file(ctx.name, &cwd, &path_var).await,
         };
-        let module = match module {
+        let (module, source) = match module {
             Ok(module) => module,
             Err((code, message)) => {
                 ctx.stderr
@@ -360,7 +363,10 @@ impl Command for GuestCommand {
             gate: guests.gate.clone(),
             cancel: guests.cancel.clone(),
         };
-        let outcome = sandtab_wasi::run(&guests.engine, &module, run, &mut io).await;
+        let outcome = match guests.host.engine_tier() {
+            Some(tier) => tier.run(&source, &module, run, &mut io).await,
+            None => sandtab_wasi::run(&guests.engine, &module, run, &mut io).await,
+        };
         Ok(CommandStatus::with_code(outcome.exit_code))
     }
 }

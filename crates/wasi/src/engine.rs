@@ -45,6 +45,12 @@ impl CompiledModule {
     pub fn hash(&self) -> ModuleHash {
         self.hash
     }
+
+    /// The export the module's start function was moved to, if it has one: a host
+    /// runs it before `_start`.
+    pub fn start_export(&self) -> Option<&str> {
+        self.start.as_deref()
+    }
 }
 
 /// The import module of sandtab's own host functions (see `grow_calls`); no guest

@@ -19,6 +19,9 @@ pub enum Limit {
     Deadline(u64),
     /// Bytes written to stdout and stderr together (`output_bytes`).
     Output(u64),
+    /// The browser engine's stack, on the engine tier: recursion deeper than it holds
+    /// (set by the engine, not by a field; `call_depth` is the interpreter's).
+    EngineStack,
 }
 
 impl Limit {
@@ -32,6 +35,7 @@ impl Limit {
             Self::CallDepth(_) => "call_depth",
             Self::Deadline(_) => "deadline_ms",
             Self::Output(_) => "output_bytes",
+            Self::EngineStack => "call_depth",
         }
     }
 }
@@ -46,6 +50,9 @@ impl fmt::Display for Limit {
             Self::CallDepth(n) => write!(f, "call depth limit of {n} nested calls reached"),
             Self::Deadline(n) => write!(f, "time limit of {n} ms reached"),
             Self::Output(n) => write!(f, "output limit of {n} bytes reached"),
+            Self::EngineStack => {
+                f.write_str("the engine's stack ran out: recursion too deep for the engine tier")
+            }
         }?;
         write!(f, " [{}]", self.field())
     }

@@ -55,6 +55,11 @@ pub trait GuestHost: Platform {
     fn yield_now(&self) -> BoxFuture<'static, ()>;
     /// Waits `nanos` nanoseconds.
     fn sleep(&self, nanos: u64) -> BoxFuture<'static, ()>;
+    /// The engine tier guests run on, if this platform has one and the sandbox chose it
+    /// (see [`crate::foreign`]); `None`: the interpreter.
+    fn engine_tier(&self) -> Option<&dyn crate::foreign::EngineTier> {
+        None
+    }
 }
 
 /// The native platform: the system clocks and random source, sleeping the thread.

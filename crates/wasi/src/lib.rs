@@ -16,6 +16,7 @@
 
 mod engine;
 mod error;
+pub mod foreign;
 #[cfg(not(target_family = "wasm"))]
 mod grow_calls;
 mod guest_memory;

@@ -184,21 +184,21 @@ pub async fn run(
     }
 }
 
-struct Runner {
-    platform: Arc<dyn Platform>,
-    limits: GuestLimits,
-    started_ns: u64,
-    fuel_used: u64,
-    slice: u64,
-    slice_started_ns: u64,
+pub(crate) struct Runner {
+    pub(crate) platform: Arc<dyn Platform>,
+    pub(crate) limits: GuestLimits,
+    pub(crate) started_ns: u64,
+    pub(crate) fuel_used: u64,
+    pub(crate) slice: u64,
+    pub(crate) slice_started_ns: u64,
     /// Fuel of the current slice not yet handed to wasmi.
-    slice_left: u64,
+    pub(crate) slice_left: u64,
     /// Fuel the store held when last counted (see `count_fuel`).
-    given: u64,
+    pub(crate) given: u64,
 }
 
 impl Runner {
-    fn new(platform: Arc<dyn Platform>, limits: GuestLimits) -> Self {
+    pub(crate) fn new(platform: Arc<dyn Platform>, limits: GuestLimits) -> Self {
         let started_ns = platform.monotonic_ns();
         Self {
             platform,
@@ -228,25 +228,7 @@ impl Runner {
             )));
         }
         check_imports(module)?;
-        let env = run.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let preopens = run
-            .preopens
-            .iter()
-            .map(|(name, path)| {
-                let writable = run.fs.mem().check_writable(path).is_ok();
-                (name.clone(), path.clone(), writable)
-            })
-            .collect();
-        let wasi = WasiCtx::new(
-            run.fs.clone(),
-            run.observed.clone().unwrap_or_else(|| run.platform.clone()),
-            run.args.clone(),
-            env,
-            preopens,
-            run.clock,
-            run.random,
-            run.limits.output_bytes,
-        );
+        let wasi = wasi_ctx(&run);
         let mut store = Store::new(
             &engine.engine,
             GuestState {
@@ -389,7 +371,7 @@ impl Runner {
             return Err(GuestError::Limit(Limit::Fuel(self.limits.fuel)));
         }
         if self.slice_left < required {
-            self.between_slices(store, io).await?;
+            self.between_slices(&mut store.data_mut().wasi, io).await?;
         }
         // Within the slice: a new wasmi call, at once (see CALL_FUEL_MAX).
         self.refuel(store, required)
@@ -414,7 +396,8 @@ impl Runner {
                 Block::Load { path, .. } => Some(path.clone()),
                 _ => None,
             };
-            self.resolve(pending.block, store, io).await?;
+            self.resolve(pending.block, &mut store.data_mut().wasi, io)
+                .await?;
             self.check_time_and_cancel(io)?;
             let memory = memory_of(store);
             let retried = match memory {
@@ -447,15 +430,15 @@ impl Runner {
         }
     }
 
-    async fn resolve(
+    pub(crate) async fn resolve(
         &mut self,
         block: Block,
-        store: &mut Store<GuestState>,
+        wasi: &mut WasiCtx,
         io: &mut dyn GuestIo,
     ) -> Result<(), GuestError> {
         match block {
             Block::Load { path, for_write } => {
-                let fs = store.data().wasi.fs.clone();
+                let fs = wasi.fs.clone();
                 // A load that fails is retried by the operation, which then reports EIO.
                 let loaded = if for_write {
                     fs.load_for_write(&path).await
@@ -469,16 +452,16 @@ impl Runner {
                 }
             }
             Block::Stdin => {
-                flush(store, io).await?;
+                flush_wasi(wasi, io).await?;
                 match io.read_stdin().await.map_err(GuestError::Io)? {
-                    Some(bytes) if !bytes.is_empty() => store.data_mut().wasi.stdin.extend(bytes),
-                    _ => store.data_mut().wasi.stdin_ended = true,
+                    Some(bytes) if !bytes.is_empty() => wasi.stdin.extend(bytes),
+                    _ => wasi.stdin_ended = true,
                 }
             }
-            Block::Flush => flush(store, io).await?,
+            Block::Flush => flush_wasi(wasi, io).await?,
             Block::Sleep { until_ns } => {
-                flush(store, io).await?;
-                if !store.data().wasi.virtual_clock() {
+                flush_wasi(wasi, io).await?;
+                if !wasi.virtual_clock() {
                     let deadline = self.deadline_ns();
                     let now = self.platform.monotonic_ns();
                     let wait = until_ns.min(deadline).saturating_sub(now);
@@ -489,20 +472,20 @@ impl Runner {
             }
             Block::Yield => {
                 io.yield_now().await;
-                store.data_mut().wasi.yielded = true;
+                wasi.yielded = true;
             }
             Block::HostCall { name, args } => {
-                flush(store, io).await?;
+                flush_wasi(wasi, io).await?;
                 let answer = io.host_call(name.clone(), args.clone()).await;
-                store.data_mut().wasi.host_answer = Some((name, args, answer));
+                wasi.host_answer = Some((name, args, answer));
             }
         }
         Ok(())
     }
 
-    async fn between_slices(
+    pub(crate) async fn between_slices(
         &mut self,
-        store: &mut Store<GuestState>,
+        wasi: &mut WasiCtx,
         io: &mut dyn GuestIo,
     ) -> Result<(), GuestError> {
         if self.fuel_used >= self.limits.fuel {
@@ -519,7 +502,7 @@ impl Runner {
         } else if took > SLICE_TARGET_NS * 2 {
             self.slice = (self.slice / 2).max(SLICE_MIN);
         }
-        flush(store, io).await?;
+        flush_wasi(wasi, io).await?;
         self.check_time_and_cancel(io)?;
         io.yield_now().await;
         self.check_time_and_cancel(io)?;
@@ -552,12 +535,12 @@ impl Runner {
         self.given = left;
     }
 
-    fn deadline_ns(&self) -> u64 {
+    pub(crate) fn deadline_ns(&self) -> u64 {
         self.started_ns
             .saturating_add(self.limits.deadline_ms.saturating_mul(1_000_000))
     }
 
-    fn check_time_and_cancel(&self, io: &dyn GuestIo) -> Result<(), GuestError> {
+    pub(crate) fn check_time_and_cancel(&self, io: &dyn GuestIo) -> Result<(), GuestError> {
         if io.cancelled() {
             return Err(GuestError::Cancelled);
         }
@@ -604,7 +587,30 @@ impl Runner {
     }
 }
 
-fn stopped(stop: Stop) -> GuestError {
+/// The WASI state a run starts with.
+pub(crate) fn wasi_ctx(run: &GuestRun) -> WasiCtx {
+    let env = run.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let preopens = run
+        .preopens
+        .iter()
+        .map(|(name, path)| {
+            let writable = run.fs.mem().check_writable(path).is_ok();
+            (name.clone(), path.clone(), writable)
+        })
+        .collect();
+    WasiCtx::new(
+        run.fs.clone(),
+        run.observed.clone().unwrap_or_else(|| run.platform.clone()),
+        run.args.clone(),
+        env,
+        preopens,
+        run.clock,
+        run.random,
+        run.limits.output_bytes,
+    )
+}
+
+pub(crate) fn stopped(stop: Stop) -> GuestError {
     match stop {
         Stop::Limit(limit) => GuestError::Limit(limit),
     }
@@ -620,7 +626,12 @@ fn memory_of(store: &Store<GuestState>) -> Option<wasmi::Memory> {
 
 /// Hands buffered output to the host, in order.
 async fn flush(store: &mut Store<GuestState>, io: &mut dyn GuestIo) -> Result<(), GuestError> {
-    for (stream, bytes) in store.data_mut().wasi.take_output() {
+    flush_wasi(&mut store.data_mut().wasi, io).await
+}
+
+/// Hands the output `wasi` buffered to the host, in order.
+pub(crate) async fn flush_wasi(wasi: &mut WasiCtx, io: &mut dyn GuestIo) -> Result<(), GuestError> {
+    for (stream, bytes) in wasi.take_output() {
         io.write(stream, bytes).await.map_err(GuestError::Io)?;
     }
     Ok(())
@@ -629,7 +640,10 @@ async fn flush(store: &mut Store<GuestState>, io: &mut dyn GuestIo) -> Result<()
 /// Refuses a module whose memories or tables start larger than the limits allow, before
 /// wasmi allocates them. A single memory of 4 GiB is refused too: wasm32 cannot hold it
 /// (wasmi would fail there before asking the limiter, with a different error).
-fn check_declared_sizes(module: &CompiledModule, limits: &GuestLimits) -> Result<(), GuestError> {
+pub(crate) fn check_declared_sizes(
+    module: &CompiledModule,
+    limits: &GuestLimits,
+) -> Result<(), GuestError> {
     let facts = &module.facts;
     if facts.memory_min_bytes > limits.memory_bytes
         || facts.largest_memory_bytes > u64::from(u32::MAX)
@@ -644,7 +658,7 @@ fn check_declared_sizes(module: &CompiledModule, limits: &GuestLimits) -> Result
 
 /// Refuses a module that imports anything this runtime does not provide, naming all
 /// of it, or that is not a command.
-fn check_imports(module: &CompiledModule) -> Result<(), GuestError> {
+pub(crate) fn check_imports(module: &CompiledModule) -> Result<(), GuestError> {
     let unknown: Vec<String> = module
         .module
         .imports()

@@ -18,7 +18,18 @@ extern "C" {
 
 /// The worker's platform for guests.
 #[derive(Debug, Default)]
-pub struct WebHost;
+pub struct WebHost {
+    /// The engine tier, when the sandbox chose it.
+    engine: Option<crate::engine_tier::WebEngineTier>,
+}
+
+impl WebHost {
+    pub fn new(engine_tier: bool) -> Self {
+        Self {
+            engine: engine_tier.then_some(crate::engine_tier::WebEngineTier),
+        }
+    }
+}
 
 impl Platform for WebHost {
     fn realtime_ns(&self) -> u64 {
@@ -41,6 +52,12 @@ impl Platform for WebHost {
 }
 
 impl GuestHost for WebHost {
+    fn engine_tier(&self) -> Option<&dyn sandtab_wasi::foreign::EngineTier> {
+        self.engine
+            .as_ref()
+            .map(|tier| tier as &dyn sandtab_wasi::foreign::EngineTier)
+    }
+
     fn yield_now(&self) -> BoxFuture<'static, ()> {
         Box::pin(MacrotaskTick { posted: false })
     }

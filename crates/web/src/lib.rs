@@ -8,6 +8,7 @@
 mod convert;
 mod crash;
 mod doors;
+mod engine_tier;
 mod guest_host;
 pub mod idb_store;
 pub mod opfs_store;
@@ -67,7 +68,13 @@ impl Sandbox {
             false => convert::options_from_js(&convert::replay_as_text(options)?, "options")?,
         };
         let doors = doors::WebDoors::from_js(&doors).map_err(js_error)?;
-        let platform = Rc::new(WebPlatform::new(doors));
+        let engine_tier = options.guest_tier == Some(sandtab_runtime::GuestTier::Engine);
+        if engine_tier && !engine_tier::available() {
+            return Err(js_error(RuntimeError::invalid(
+                "guestTier \"engine\" needs JSPI (WebAssembly.Suspending), which this browser lacks",
+            )));
+        }
+        let platform = Rc::new(WebPlatform::new(doors, engine_tier));
         let inner = sandtab_runtime::Sandbox::open(options, platform.clone())
             .await
             .map_err(js_error)?;

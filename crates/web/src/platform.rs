@@ -22,13 +22,16 @@ pub struct WebPlatform {
     doors: Arc<WebDoors>,
     /// The first OPFS store opened (the sandbox's own), for its direct large-file reads.
     pub(crate) opfs: RefCell<Option<Arc<OpfsStore>>>,
+    /// Guests run on the browser's engine (`guestTier: "engine"`), not wasmi.
+    engine_tier: bool,
 }
 
 impl WebPlatform {
-    pub fn new(doors: WebDoors) -> Self {
+    pub fn new(doors: WebDoors, engine_tier: bool) -> Self {
         Self {
             doors: Arc::new(doors),
             opfs: RefCell::default(),
+            engine_tier,
         }
     }
 }
@@ -45,7 +48,7 @@ impl Platform for WebPlatform {
     }
 
     fn guest_host(&self) -> Arc<dyn GuestHost> {
-        Arc::new(crate::guest_host::WebHost)
+        Arc::new(crate::guest_host::WebHost::new(self.engine_tier))
     }
 
     fn doors(&self) -> Arc<dyn sandtab_caps::Doors> {

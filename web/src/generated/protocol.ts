@@ -7,6 +7,8 @@ export type Count = number;
 
 export type StorageKind = "indexeddb" | "opfs" | "memory";
 
+export type GuestTier = "interpreter" | "engine";
+
 export type ShellLimitsSpec = { maxCommands?: Count, maxLoopIterations?: Count, maxTotalLoopIterations?: Count, maxFunctionDepth?: Count, timeoutMs?: Count, maxOutputBytes?: Count, maxWrittenBytes?: Count, maxFileWriteBytes?: Count, };
 
 export type GuestLimitsSpec = { fuel?: Count, memoryBytes?: Count, tableElements?: Count, instances?: Count, callDepth?: Count, deadlineMs?: Count, outputBytes?: Count, };
@@ -34,6 +36,10 @@ name?: string,
  * Where the files are kept; the host's default when left out.
  */
 storage?: StorageKind, limits?: ShellLimitsSpec, guestLimits?: GuestLimitsSpec, quota?: QuotaSpec, mounts?: Array<MountSpec>, 
+/**
+ * Which engine runs guest programs (the interpreter when left out).
+ */
+guestTier?: GuestTier, 
 /**
  * The capability document (see `sandtab-caps`).
  */

@@ -54,22 +54,6 @@ fn dispatch(
     }
 }
 
-macro_rules! funcs {
-    ($linker:expr, $module:expr, $( $name:literal => $imp:path, ($($arg:ident: $ty:ty),*); )*) => {
-        $(
-            $linker.func_wrap(
-                $module,
-                $name,
-                |mut caller: Caller<'_, GuestState>, $($arg: $ty),*| -> Result<i32, wasmi::Error> {
-                    dispatch(&mut caller, $name, move |memory, ctx| {
-                        $imp(memory, ctx, $($arg as _),*)
-                    })
-                },
-            )?;
-        )*
-    };
-}
-
 /// Whether `module.name` is a function this runtime provides.
 pub(crate) fn is_provided(module: &str, name: &str) -> bool {
     match module {
@@ -128,55 +112,83 @@ const WASI_NAMES: [&str; 46] = [
     "sock_shutdown",
 ];
 
+/// Calls `$then!` with the host functions every guest may import, as
+/// `module: "name" => implementation, (parameters);` lines: the one list both tiers
+/// link from.
+macro_rules! host_functions {
+    ($then:ident!($($pass:tt)*)) => {
+        $then!($($pass)*
+            WASI:
+            "args_get" => misc::args_get, (argv: i32, buf: i32);
+            "args_sizes_get" => misc::args_sizes_get, (count: i32, size: i32);
+            "environ_get" => misc::environ_get, (environ: i32, buf: i32);
+            "environ_sizes_get" => misc::environ_sizes_get, (count: i32, size: i32);
+            "clock_res_get" => misc::clock_res_get, (id: i32, out: i32);
+            "clock_time_get" => misc::clock_time_get, (id: i32, precision: i64, out: i32);
+            "fd_advise" => fs::fd_advise, (fd: i32, offset: i64, len: i64, advice: i32);
+            "fd_allocate" => fs::fd_allocate, (fd: i32, offset: i64, len: i64);
+            "fd_close" => fs::fd_close, (fd: i32);
+            "fd_datasync" => fs::fd_sync, (fd: i32);
+            "fd_fdstat_get" => fs::fd_fdstat_get, (fd: i32, out: i32);
+            "fd_fdstat_set_flags" => fs::fd_fdstat_set_flags, (fd: i32, flags: i32);
+            "fd_fdstat_set_rights" => fs::fd_fdstat_set_rights, (fd: i32, base: i64, inheriting: i64);
+            "fd_filestat_get" => fs::fd_filestat_get, (fd: i32, out: i32);
+            "fd_filestat_set_size" => fs::fd_filestat_set_size, (fd: i32, size: i64);
+            "fd_filestat_set_times" => fs::fd_filestat_set_times, (fd: i32, atim: i64, mtim: i64, flags: i32);
+            "fd_pread" => fs::fd_pread, (fd: i32, iovs: i32, count: i32, offset: i64, out: i32);
+            "fd_prestat_get" => fs::fd_prestat_get, (fd: i32, out: i32);
+            "fd_prestat_dir_name" => fs::fd_prestat_dir_name, (fd: i32, buf: i32, len: i32);
+            "fd_pwrite" => fs::fd_pwrite, (fd: i32, iovs: i32, count: i32, offset: i64, out: i32);
+            "fd_read" => fs::fd_read, (fd: i32, iovs: i32, count: i32, out: i32);
+            "fd_readdir" => fs::fd_readdir, (fd: i32, buf: i32, len: i32, cookie: i64, out: i32);
+            "fd_renumber" => fs::fd_renumber, (from: i32, to: i32);
+            "fd_seek" => fs::fd_seek, (fd: i32, offset: i64, whence: i32, out: i32);
+            "fd_sync" => fs::fd_sync, (fd: i32);
+            "fd_tell" => fs::fd_tell, (fd: i32, out: i32);
+            "fd_write" => fs::fd_write, (fd: i32, iovs: i32, count: i32, out: i32);
+            "path_create_directory" => path::path_create_directory, (fd: i32, path: i32, len: i32);
+            "path_filestat_get" => path::path_filestat_get, (fd: i32, flags: i32, path: i32, len: i32, out: i32);
+            "path_filestat_set_times" => path::path_filestat_set_times, (fd: i32, flags: i32, path: i32, len: i32, atim: i64, mtim: i64, fst: i32);
+            "path_link" => path::path_link, (old_fd: i32, old_flags: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
+            "path_open" => path::path_open, (fd: i32, dirflags: i32, path: i32, len: i32, oflags: i32, base: i64, inheriting: i64, fdflags: i32, out: i32);
+            "path_readlink" => path::path_readlink, (fd: i32, path: i32, len: i32, buf: i32, buf_len: i32, out: i32);
+            "path_remove_directory" => path::path_remove_directory, (fd: i32, path: i32, len: i32);
+            "path_rename" => path::path_rename, (fd: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
+            "path_symlink" => path::path_symlink, (old_path: i32, old_len: i32, fd: i32, new_path: i32, new_len: i32);
+            "path_unlink_file" => path::path_unlink_file, (fd: i32, path: i32, len: i32);
+            "poll_oneoff" => poll::poll_oneoff, (subs: i32, events: i32, count: i32, out: i32);
+            "proc_raise" => misc::proc_raise, (signal: i32);
+            "random_get" => misc::random_get, (buf: i32, len: i32);
+            "sched_yield" => misc::sched_yield, ();
+            "sock_accept" => misc::sock_accept, (fd: i32, flags: i32, out: i32);
+            "sock_recv" => misc::sock_recv, (fd: i32, iovs: i32, count: i32, flags: i32, out_len: i32, out_flags: i32);
+            "sock_send" => misc::sock_send, (fd: i32, iovs: i32, count: i32, flags: i32, out: i32);
+            "sock_shutdown" => misc::sock_shutdown, (fd: i32, how: i32);
+            SANDTAB:
+            "tool_call" => misc::tool_call, (name: i32, name_len: i32, args: i32, args_len: i32, out: i32, out_cap: i32, out_len: i32);
+        )
+    };
+}
+
+macro_rules! link_wasmi {
+    ($linker:ident; $( $module:ident: $( $name:literal => $imp:path, ($($arg:ident: $ty:ty),*); )* )*) => {
+        $( $(
+            $linker.func_wrap(
+                $module,
+                $name,
+                |mut caller: Caller<'_, GuestState>, $($arg: $ty),*| -> Result<i32, wasmi::Error> {
+                    dispatch(&mut caller, $name, move |memory, ctx| {
+                        $imp(memory, ctx, $($arg as _),*)
+                    })
+                },
+            )?;
+        )* )*
+    };
+}
+
 /// Adds every `wasi_snapshot_preview1` function and the `sandtab` module to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<(), wasmi::Error> {
-    funcs!(linker, WASI,
-        "args_get" => misc::args_get, (argv: i32, buf: i32);
-        "args_sizes_get" => misc::args_sizes_get, (count: i32, size: i32);
-        "environ_get" => misc::environ_get, (environ: i32, buf: i32);
-        "environ_sizes_get" => misc::environ_sizes_get, (count: i32, size: i32);
-        "clock_res_get" => misc::clock_res_get, (id: i32, out: i32);
-        "clock_time_get" => misc::clock_time_get, (id: i32, precision: i64, out: i32);
-        "fd_advise" => fs::fd_advise, (fd: i32, offset: i64, len: i64, advice: i32);
-        "fd_allocate" => fs::fd_allocate, (fd: i32, offset: i64, len: i64);
-        "fd_close" => fs::fd_close, (fd: i32);
-        "fd_datasync" => fs::fd_sync, (fd: i32);
-        "fd_fdstat_get" => fs::fd_fdstat_get, (fd: i32, out: i32);
-        "fd_fdstat_set_flags" => fs::fd_fdstat_set_flags, (fd: i32, flags: i32);
-        "fd_fdstat_set_rights" => fs::fd_fdstat_set_rights, (fd: i32, base: i64, inheriting: i64);
-        "fd_filestat_get" => fs::fd_filestat_get, (fd: i32, out: i32);
-        "fd_filestat_set_size" => fs::fd_filestat_set_size, (fd: i32, size: i64);
-        "fd_filestat_set_times" => fs::fd_filestat_set_times, (fd: i32, atim: i64, mtim: i64, flags: i32);
-        "fd_pread" => fs::fd_pread, (fd: i32, iovs: i32, count: i32, offset: i64, out: i32);
-        "fd_prestat_get" => fs::fd_prestat_get, (fd: i32, out: i32);
-        "fd_prestat_dir_name" => fs::fd_prestat_dir_name, (fd: i32, buf: i32, len: i32);
-        "fd_pwrite" => fs::fd_pwrite, (fd: i32, iovs: i32, count: i32, offset: i64, out: i32);
-        "fd_read" => fs::fd_read, (fd: i32, iovs: i32, count: i32, out: i32);
-        "fd_readdir" => fs::fd_readdir, (fd: i32, buf: i32, len: i32, cookie: i64, out: i32);
-        "fd_renumber" => fs::fd_renumber, (from: i32, to: i32);
-        "fd_seek" => fs::fd_seek, (fd: i32, offset: i64, whence: i32, out: i32);
-        "fd_sync" => fs::fd_sync, (fd: i32);
-        "fd_tell" => fs::fd_tell, (fd: i32, out: i32);
-        "fd_write" => fs::fd_write, (fd: i32, iovs: i32, count: i32, out: i32);
-        "path_create_directory" => path::path_create_directory, (fd: i32, path: i32, len: i32);
-        "path_filestat_get" => path::path_filestat_get, (fd: i32, flags: i32, path: i32, len: i32, out: i32);
-        "path_filestat_set_times" => path::path_filestat_set_times, (fd: i32, flags: i32, path: i32, len: i32, atim: i64, mtim: i64, fst: i32);
-        "path_link" => path::path_link, (old_fd: i32, old_flags: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
-        "path_open" => path::path_open, (fd: i32, dirflags: i32, path: i32, len: i32, oflags: i32, base: i64, inheriting: i64, fdflags: i32, out: i32);
-        "path_readlink" => path::path_readlink, (fd: i32, path: i32, len: i32, buf: i32, buf_len: i32, out: i32);
-        "path_remove_directory" => path::path_remove_directory, (fd: i32, path: i32, len: i32);
-        "path_rename" => path::path_rename, (fd: i32, old_path: i32, old_len: i32, new_fd: i32, new_path: i32, new_len: i32);
-        "path_symlink" => path::path_symlink, (old_path: i32, old_len: i32, fd: i32, new_path: i32, new_len: i32);
-        "path_unlink_file" => path::path_unlink_file, (fd: i32, path: i32, len: i32);
-        "poll_oneoff" => poll::poll_oneoff, (subs: i32, events: i32, count: i32, out: i32);
-        "proc_raise" => misc::proc_raise, (signal: i32);
-        "random_get" => misc::random_get, (buf: i32, len: i32);
-        "sched_yield" => misc::sched_yield, ();
-        "sock_accept" => misc::sock_accept, (fd: i32, flags: i32, out: i32);
-        "sock_recv" => misc::sock_recv, (fd: i32, iovs: i32, count: i32, flags: i32, out_len: i32, out_flags: i32);
-        "sock_send" => misc::sock_send, (fd: i32, iovs: i32, count: i32, flags: i32, out: i32);
-        "sock_shutdown" => misc::sock_shutdown, (fd: i32, how: i32);
-    );
+    host_functions!(link_wasmi!(linker;));
     linker.func_wrap(
         WASI,
         "proc_exit",
@@ -184,8 +196,34 @@ pub(crate) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<(), wasmi
             Err(wasmi::Error::i32_exit(code))
         },
     )?;
-    funcs!(linker, SANDTAB,
-        "tool_call" => misc::tool_call, (name: i32, name_len: i32, args: i32, args_len: i32, out: i32, out_cap: i32, out_len: i32);
-    );
     Ok(())
+}
+
+/// A host function as an engine other than wasmi calls it: its parameters in order,
+/// each widened to `i64` (an `i32` by sign extension, as JavaScript hands it over).
+pub(crate) type HostFn = fn(&mut Mem<'_>, &mut WasiCtx, &[i64]) -> Res;
+
+macro_rules! host_fn_table {
+    ($module:ident, $wanted:ident; $( $m:ident: $( $name:literal => $imp:path, ($($arg:ident: $ty:ty),*); )* )*) => {{
+        $( $(
+            if $module == $m && $wanted == $name {
+                let call: HostFn = |memory, ctx, args| {
+                    #[allow(unused_mut, unused_variables)] // `sched_yield` takes none
+                    let mut args = args.iter().copied();
+                    // A missing parameter reads as 0: the engine checked the types.
+                    $imp(memory, ctx, $({
+                        let $arg = args.next().unwrap_or(0) as $ty;
+                        $arg as _
+                    }),*)
+                };
+                return Some(call);
+            }
+        )* )*
+        None
+    }};
+}
+
+/// The host function `module.name` (not `proc_exit`, which ends the run instead).
+pub(crate) fn host_fn(module: &str, name: &str) -> Option<HostFn> {
+    host_functions!(host_fn_table!(module, name;))
 }

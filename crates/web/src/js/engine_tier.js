@@ -1,0 +1,93 @@
+// The engine tier's JavaScript side (see engine_tier.rs): the browser's own engine runs
+// a metered guest module; every import calls back into the runtime, and a call that
+// must wait suspends the guest with JSPI (`WebAssembly.Suspending`) until the runtime
+// answers it. The guest's entry points run under `WebAssembly.promising`.
+
+/** Thrown through the guest to unwind it: the host ended the run (exit, limit, trap). */
+class GuestUnwind extends Error {
+  constructor() {
+    super('sandtab: guest unwound by its host');
+  }
+}
+
+/** Whether this engine can suspend a guest (JSPI). */
+export function engineTierAvailable() {
+  return typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function';
+}
+
+/** Compiles the metered module (a worker may compile any size synchronously). */
+export function compileModule(bytes) {
+  return new WebAssembly.Module(bytes);
+}
+
+/**
+ * Instantiates `module`, linking each import through `host`:
+ * - `host.link(module, name)`: the import's id (>= 0), or -1 for `proc_exit`, -2 for the
+ *   meter's `out_of_fuel`, -3 for what the host does not provide;
+ * - `host.call(id, args)`: a host function's result, or `undefined` if it must wait;
+ * - `host.wait()`: a promise of the waiting call's result;
+ * - `host.exit(code)`, `host.outOfFuel()`: the run ends, or a promise that settles when
+ *   the next fuel slice may start.
+ * Any of them returning `null` means: unwind the guest (the host knows why).
+ */
+export function instantiate(module, host) {
+  const imports = {};
+  for (const { module: from, name, kind } of WebAssembly.Module.imports(module)) {
+    if (kind !== 'function') throw new Error(`the module imports a ${kind}, ${from}.${name}`);
+    const id = host.link(from, name);
+    let fn;
+    if (id >= 0) {
+      fn = new WebAssembly.Suspending((...args) => {
+        const result = host.call(id, BigInt64Array.from(args, BigInt));
+        if (result === undefined) return host.wait().then(orUnwind);
+        return orUnwind(result);
+      });
+    } else if (id === -1) {
+      fn = (code) => {
+        host.exit(code);
+        throw new GuestUnwind();
+      };
+    } else if (id === -2) {
+      fn = new WebAssembly.Suspending(() => host.outOfFuel().then(orUnwind));
+    } else {
+      throw new Error(`the module imports ${from}.${name}, which sandtab does not provide`);
+    }
+    (imports[from] ??= {})[name] = fn;
+  }
+  return new WebAssembly.Instance(module, imports);
+}
+
+function orUnwind(result) {
+  if (result === null) throw new GuestUnwind();
+  return result;
+}
+
+/**
+ * Runs the export `name` of `instance` under JSPI. Resolves to "returned", "unwound"
+ * (the host ended it), "stack" (the engine's stack ran out) or `trap: <message>`.
+ */
+export async function runExport(instance, name) {
+  try {
+    await WebAssembly.promising(instance.exports[name])();
+    return 'returned';
+  } catch (err) {
+    if (err instanceof GuestUnwind) return 'unwound';
+    if (err instanceof RangeError && /call stack|too much recursion/i.test(err.message)) return 'stack';
+    return `trap: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/** The guest's fuel global: read as a number (it is an i64 under 2^53). */
+export function fuelLeft(instance, exportName) {
+  return Number(instance.exports[exportName].value);
+}
+
+export function setFuel(instance, exportName, fuel) {
+  instance.exports[exportName].value = BigInt(fuel);
+}
+
+/** The guest's memory, or `undefined` for a module without one. */
+export function guestMemory(instance) {
+  const memory = instance.exports.memory;
+  return memory instanceof WebAssembly.Memory ? memory : undefined;
+}
