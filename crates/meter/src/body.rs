@@ -71,7 +71,7 @@ pub(crate) fn instrument(func: &FunctionBody<'_>, cx: Context) -> Result<Vec<u8>
         let start = at(offset)?;
         run.cost = run.cost.saturating_add(cost(&op));
         let charge = dynamic(&op);
-        if let Some(Dynamic::Before { bytes } | Dynamic::AfterGrowth { bytes }) = charge {
+        if let Some(Dynamic::Before { bytes } | Dynamic::AfterGrowth { bytes, .. }) = charge {
             needs_scratch = true;
             Instruction::LocalTee(scratch).encode(&mut run.bytes);
             if matches!(charge, Some(Dynamic::Before { .. })) {
@@ -85,8 +85,8 @@ pub(crate) fn instrument(func: &FunctionBody<'_>, cx: Context) -> Result<Vec<u8>
                     .ok_or(MeterError::Rewrite("operator".into()))?,
             ),
         }
-        if let Some(Dynamic::AfterGrowth { bytes }) = charge {
-            charge_growth(&mut run.bytes, cx.indices.fuel_global, scratch, bytes);
+        if let Some(Dynamic::AfterGrowth { bytes, refused }) = charge {
+            charge_growth(&mut run.bytes, cx.indices, scratch, bytes, refused);
         }
         if ends_run(&op) {
             let next_check = matches!(op, Operator::Loop { .. });
@@ -199,8 +199,9 @@ fn charge_count(code: &mut Vec<u8>, fuel: u32, scratch: u32, bytes: u64) {
 }
 
 /// After a growth (its result on the stack, left there): charges its delta, in local
-/// `scratch`, if it succeeded.
-fn charge_growth(code: &mut Vec<u8>, fuel: u32, scratch: u32, bytes: u64) {
+/// `scratch`, if it succeeded; marks the refused-growth global if it did not.
+fn charge_growth(code: &mut Vec<u8>, indices: Indices, scratch: u32, bytes: u64, refused: i32) {
+    let fuel = indices.fuel_global;
     let result = scratch.saturating_add(1);
     for instruction in [
         Instruction::LocalTee(result),
@@ -211,6 +212,13 @@ fn charge_growth(code: &mut Vec<u8>, fuel: u32, scratch: u32, bytes: u64) {
         instruction.encode(code);
     }
     charge_count(code, fuel, scratch, bytes);
-    Instruction::End.encode(code);
-    Instruction::LocalGet(result).encode(code);
+    for instruction in [
+        Instruction::Else,
+        Instruction::I32Const(refused),
+        Instruction::GlobalSet(indices.refused_global),
+        Instruction::End,
+        Instruction::LocalGet(result),
+    ] {
+        instruction.encode(code);
+    }
 }

@@ -79,8 +79,9 @@ pub(crate) enum Dynamic {
     /// out of bounds costs the meter the bytes and wasmi nothing).
     Before { bytes: u64 },
     /// Charged after a growth that succeeded (it did not return -1): its delta, of
-    /// `bytes` each, as wasmi charges the new memory or table entries.
-    AfterGrowth { bytes: u64 },
+    /// `bytes` each, as wasmi charges the new memory or table entries; a refused one
+    /// sets the refused-growth global to `refused`.
+    AfterGrowth { bytes: u64, refused: i32 },
 }
 
 /// The bytes of a table element in wasmi (`RawRef`: 4 bytes).
@@ -100,9 +101,13 @@ pub(crate) fn dynamic(op: &Operator<'_>) -> Option<Dynamic> {
                 bytes: TABLE_ELEMENT,
             })
         }
-        Operator::MemoryGrow { .. } => Some(Dynamic::AfterGrowth { bytes: PAGE }),
+        Operator::MemoryGrow { .. } => Some(Dynamic::AfterGrowth {
+            bytes: PAGE,
+            refused: crate::REFUSED_MEMORY,
+        }),
         Operator::TableGrow { .. } => Some(Dynamic::AfterGrowth {
             bytes: TABLE_ELEMENT,
+            refused: crate::REFUSED_TABLE,
         }),
         _ => None,
     }

@@ -15,6 +15,8 @@
 //!   refills the global or traps. Between two checks a guest runs straight-line code
 //!   only, so it overdraws a slice by at most one loop body or function prologue.
 //!   Note the global starts at 0: a start function's first check calls the host.
+//! - **Refused growths.** A second new global, an `i32` exported as
+//!   [`GROW_REFUSED_EXPORT`], is set when a `memory.grow` or `table.grow` returns -1.
 //! - **Memory and tables.** Each defined memory's maximum becomes at most
 //!   [`MeterOptions::max_memory_pages`], each defined table's at most
 //!   [`MeterOptions::max_table_elements`]; the engine itself then makes a growth past
@@ -94,6 +96,18 @@ pub const OUT_OF_FUEL: &str = "out_of_fuel";
 
 /// The exported mutable `i64` global holding the fuel left in the current slice.
 pub const FUEL_EXPORT: &str = "sandtab:fuel";
+
+/// The exported mutable `i32` global that tells the host a growth was refused: 0 until
+/// a `memory.grow` returns -1 (then [`REFUSED_MEMORY`]) or a `table.grow` does
+/// ([`REFUSED_TABLE`]); the last refusal wins. The engine refuses silently, so this is
+/// how a host tells a guest that failed for want of memory from one that failed.
+pub const GROW_REFUSED_EXPORT: &str = "sandtab:grow_refused";
+
+/// [`GROW_REFUSED_EXPORT`]'s value after a refused `memory.grow`.
+pub const REFUSED_MEMORY: i32 = 1;
+
+/// [`GROW_REFUSED_EXPORT`]'s value after a refused `table.grow`.
+pub const REFUSED_TABLE: i32 = 2;
 
 /// The limits the metered module enforces on itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,9 @@
 
 use crate::body::{self, Context};
 use crate::shape::Shape;
-use crate::{FUEL_EXPORT, METER_MODULE, MeterError, MeterOptions, OUT_OF_FUEL, limits};
+use crate::{
+    FUEL_EXPORT, GROW_REFUSED_EXPORT, METER_MODULE, MeterError, MeterOptions, OUT_OF_FUEL, limits,
+};
 use wasm_encoder::reencode::{self, Reencode, utils};
 use wasm_encoder::{ConstExpr, EntityType, ExportKind, GlobalType, Module, SectionId, ValType};
 
@@ -18,6 +20,8 @@ pub(crate) struct Indices {
     pub(crate) out_of_fuel: u32,
     /// The fuel global: after every global the module has.
     pub(crate) fuel_global: u32,
+    /// The refused-growth global: after the fuel global.
+    pub(crate) refused_global: u32,
     /// The `[] -> []` type of `out_of_fuel`: after the module's own types.
     meter_type: u32,
 }
@@ -55,6 +59,7 @@ impl<'a> Rewriter<'a> {
                 imported_funcs: shape.imported_funcs,
                 out_of_fuel: shape.imported_funcs,
                 fuel_global: shape.globals,
+                refused_global: shape.globals.saturating_add(1),
                 meter_type: shape.types,
             },
             shape,
@@ -98,11 +103,22 @@ impl<'a> Rewriter<'a> {
             shared: false,
         };
         globals.global(ty, &ConstExpr::i64_const(0));
+        let refused = GlobalType {
+            val_type: ValType::I32,
+            mutable: true,
+            shared: false,
+        };
+        globals.global(refused, &ConstExpr::i32_const(0));
         self.globals_done = true;
     }
 
     fn add_export(&mut self, exports: &mut wasm_encoder::ExportSection) {
         exports.export(FUEL_EXPORT, ExportKind::Global, self.indices.fuel_global);
+        exports.export(
+            GROW_REFUSED_EXPORT,
+            ExportKind::Global,
+            self.indices.refused_global,
+        );
         self.exports_done = true;
     }
 }

@@ -1,7 +1,7 @@
 //! A first pass over a (validated) module: what the rewrite needs to know before it
 //! starts, and the refusals that do not depend on rewriting anything.
 
-use crate::{FUEL_EXPORT, METER_MODULE, MeterError, MeterOptions, limits};
+use crate::{FUEL_EXPORT, GROW_REFUSED_EXPORT, METER_MODULE, MeterError, MeterOptions, limits};
 use wasmparser::{Parser, Payload, TypeRef};
 
 /// The counts and per-function facts the rewrite needs.
@@ -119,7 +119,7 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
                 shape.has_exports = true;
                 for export in section {
                     let export = export.map_err(invalid)?;
-                    if export.name == FUEL_EXPORT {
+                    if export.name == FUEL_EXPORT || export.name == GROW_REFUSED_EXPORT {
                         return Err(MeterError::ReservedExport(export.name.to_owned()));
                     }
                 }
@@ -130,7 +130,7 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
     // The new import and type must have indices too.
     shape.imported_funcs.checked_add(1).ok_or_else(too_large)?;
     shape.types.checked_add(1).ok_or_else(too_large)?;
-    shape.globals.checked_add(1).ok_or_else(too_large)?;
+    shape.globals.checked_add(2).ok_or_else(too_large)?;
     Ok(shape)
 }
 

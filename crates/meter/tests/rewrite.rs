@@ -136,9 +136,47 @@ fn memory_growth_stops_at_the_limit() {
         .set(&mut store, Val::I64(1 << 30))
         .unwrap();
     let grow = instance.get_typed_func::<i32, i32>(&store, "grow").unwrap();
+    let refused = instance
+        .get_global(&store, sandtab_meter::GROW_REFUSED_EXPORT)
+        .unwrap();
     assert_eq!(grow.call(&mut store, 3).unwrap(), 1);
+    assert_eq!(refused.get(&store).i32(), Some(0), "a growth that succeeds");
     assert_eq!(grow.call(&mut store, 1).unwrap(), -1);
+    // The engine refuses silently; the global tells the host.
+    assert_eq!(
+        refused.get(&store).i32(),
+        Some(sandtab_meter::REFUSED_MEMORY)
+    );
     assert_eq!(grow.call(&mut store, 0).unwrap(), 4);
+}
+
+#[test]
+fn a_refused_table_growth_is_marked_too() {
+    let source = r#"(module (table 1 funcref)
+        (func (export "grow") (param i32) (result i32)
+          (table.grow (ref.null func) (local.get 0))))"#;
+    let options = MeterOptions {
+        max_memory_pages: 4,
+        max_table_elements: 10,
+    };
+    let metered = instrument(&wat(source), &options).unwrap().bytes;
+    let (mut store, instance) = instantiate_metered(&metered, Host::default());
+    instance
+        .get_global(&store, sandtab_meter::FUEL_EXPORT)
+        .unwrap()
+        .set(&mut store, Val::I64(1 << 30))
+        .unwrap();
+    let grow = instance.get_typed_func::<i32, i32>(&store, "grow").unwrap();
+    let refused = instance
+        .get_global(&store, sandtab_meter::GROW_REFUSED_EXPORT)
+        .unwrap();
+    assert_eq!(grow.call(&mut store, 9).unwrap(), 1);
+    assert_eq!(refused.get(&store).i32(), Some(0));
+    assert_eq!(grow.call(&mut store, 1).unwrap(), -1);
+    assert_eq!(
+        refused.get(&store).i32(),
+        Some(sandtab_meter::REFUSED_TABLE)
+    );
 }
 
 #[test]

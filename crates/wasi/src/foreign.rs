@@ -269,32 +269,31 @@ impl ForeignRun {
 
     /// How the run ended, once the engine's call is over: output delivered, errors
     /// explained on stderr as the interpreter explains them. `left` is the fuel global's
-    /// value, `memory_bytes` the guest memory's size at the end.
+    /// value, `refused` the refused-growth global's (`sandtab_meter::GROW_REFUSED_EXPORT`).
     pub async fn finish(
         mut self,
         ended: Ended,
         left: i64,
-        memory_bytes: u64,
+        refused_growth: i32,
         io: &mut dyn GuestIo,
     ) -> RunOutcome {
         self.count(left);
         let limits = self.runner.limits;
-        // The engine refuses a growth past the clamped maximum with -1, as wasmi's
-        // limiter does, but says nothing: a guest that fails with its memory at the
-        // limit failed because of it (as the interpreter reports a refused growth).
-        let at_memory_limit = memory_bytes + PAGE > limits.memory_bytes;
-        let result = match ended {
-            Ended::Returned => Ok(0),
-            Ended::Exit(code) if code != 0 && at_memory_limit => {
-                Err(GuestError::Limit(Limit::Memory(limits.memory_bytes)))
-            }
-            Ended::Exit(code) => Ok(code),
-            Ended::Stopped(err) => Err(err),
-            Ended::StackExhausted => Err(GuestError::Limit(Limit::EngineStack)),
-            Ended::Trap(_) if at_memory_limit => {
-                Err(GuestError::Limit(Limit::Memory(limits.memory_bytes)))
-            }
-            Ended::Trap(message) => Err(GuestError::Trap(message)),
+        // As the interpreter reports it: a guest that failed after a growth was
+        // refused failed because of the limit.
+        let limit_hit = match refused_growth {
+            sandtab_meter::REFUSED_MEMORY => Some(Limit::Memory(limits.memory_bytes)),
+            sandtab_meter::REFUSED_TABLE => Some(Limit::Table(limits.table_elements)),
+            _ => None,
+        };
+        let result = match (ended, limit_hit) {
+            (Ended::Returned, _) => Ok(0),
+            (Ended::Exit(code), Some(limit)) if code != 0 => Err(GuestError::Limit(limit)),
+            (Ended::Exit(code), _) => Ok(code),
+            (Ended::Stopped(err), _) => Err(err),
+            (Ended::StackExhausted, _) => Err(GuestError::Limit(Limit::EngineStack)),
+            (Ended::Trap(_), Some(limit)) => Err(GuestError::Limit(limit)),
+            (Ended::Trap(message), _) => Err(GuestError::Trap(message)),
         };
         let flushed = flush_wasi(&mut self.wasi, io).await;
         let result = match (result, flushed) {

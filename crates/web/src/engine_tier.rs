@@ -40,6 +40,8 @@ extern "C" {
     fn fuel_left(instance: &WebAssembly::Instance, name: &str) -> f64;
     #[wasm_bindgen(js_name = setFuel)]
     fn set_fuel(instance: &WebAssembly::Instance, name: &str, fuel: f64);
+    #[wasm_bindgen(js_name = refusedGrowth)]
+    fn refused_growth(instance: &WebAssembly::Instance) -> i32;
     #[wasm_bindgen(js_name = guestMemory)]
     fn guest_memory(instance: &WebAssembly::Instance) -> Option<WebAssembly::Memory>;
 }
@@ -201,16 +203,11 @@ async fn run_guest(
         break;
     }
     let left = fuel_left(&instance, fuel) as i64;
-    let memory_bytes = shared.borrow().memory.as_ref().map_or(0, |memory| {
-        memory
-            .buffer()
-            .unchecked_into::<js_sys::ArrayBuffer>()
-            .byte_length() as u64
-    });
+    let refused = refused_growth(&instance);
     let foreign = shared.borrow_mut().foreign.take();
     drop(host);
     match foreign {
-        Some(foreign) => foreign.finish(ended, left, memory_bytes, io).await,
+        Some(foreign) => foreign.finish(ended, left, refused, io).await,
         None => {
             foreign::refused(
                 &program,

@@ -22,17 +22,53 @@ const HELLO: &[u8] = include_bytes!("../../../target/guests/c/hello.wasm");
 const UPPER: &[u8] = include_bytes!("../../../target/guests/c/stdin_upper.wasm");
 const EXIT_TRAP: &[u8] = include_bytes!("../../../target/guests/c/exit_trap.wasm");
 
-async fn with_files(options: Value, files: &[(&str, &[u8])]) -> Sandbox {
-    let sandbox = memory(options).await;
+/// `options` with guests on `tier` (`"interpreter"` or `"engine"`).
+fn on(tier: &str, mut options: Value) -> Value {
+    options["guestTier"] = tier.into();
+    options
+}
+
+/// Runs each test on both guest tiers: wasmi, and the browser's engine with JSPI.
+macro_rules! on_both_tiers {
+    ($($test:ident),* $(,)?) => {
+        $(
+            mod $test {
+                use wasm_bindgen_test::*;
+
+                #[wasm_bindgen_test]
+                async fn interpreter() {
+                    super::$test("interpreter").await;
+                }
+
+                #[wasm_bindgen_test]
+                async fn engine() {
+                    super::$test("engine").await;
+                }
+            }
+        )*
+    };
+}
+
+on_both_tiers!(
+    a_wasm_file_runs_by_path_and_streams_through_a_pipeline,
+    a_guest_limit_gives_137_and_a_per_command_override_applies,
+    a_cancel_stops_a_running_guest,
+    a_host_call_is_answered_by_a_javascript_promise,
+    an_installed_program_is_a_command_and_a_wrong_pin_is_refused,
+    every_c_guest_case_prints_what_native_linux_prints,
+);
+
+async fn with_files(tier: &str, options: Value, files: &[(&str, &[u8])]) -> Sandbox {
+    let sandbox = memory(on(tier, options)).await;
     for (path, bytes) in files {
         write_file(&sandbox, path, bytes).await.unwrap();
     }
     sandbox
 }
 
-#[wasm_bindgen_test]
-async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline() {
+async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline(tier: &str) {
     let sandbox = with_files(
+        tier,
         json!({}),
         &[
             ("/home/agent/hello.wasm", HELLO),
@@ -55,9 +91,9 @@ async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline() {
     assert_eq!(out.stdout.trim(), "5000", "{}", out.stderr);
 }
 
-#[wasm_bindgen_test]
-async fn a_guest_limit_gives_137_and_a_per_command_override_applies() {
+async fn a_guest_limit_gives_137_and_a_per_command_override_applies(tier: &str) {
     let sandbox = with_files(
+        tier,
         json!({"guestLimits": {"fuel": 20000000}}),
         &[("/home/agent/t.wasm", EXIT_TRAP)],
     )
@@ -90,9 +126,9 @@ async fn a_guest_limit_gives_137_and_a_per_command_override_applies() {
     assert_eq!(out.stdout, "exit 3\nstatus=3\n");
 }
 
-#[wasm_bindgen_test]
-async fn a_cancel_stops_a_running_guest() {
+async fn a_cancel_stops_a_running_guest(tier: &str) {
     let sandbox = with_files(
+        tier,
         json!({"guestLimits": {"fuel": 1000000000000u64}}),
         &[("/home/agent/t.wasm", EXIT_TRAP)],
     )
@@ -129,8 +165,7 @@ const TOOL_CALL: &str = r#"(module
     (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
     (call $exit (local.get $errno))))"#;
 
-#[wasm_bindgen_test]
-async fn a_host_call_is_answered_by_a_javascript_promise() {
+async fn a_host_call_is_answered_by_a_javascript_promise(tier: &str) {
     // hostCall answers after a real timer, so the guest truly waits on the event loop.
     let host_call = Function::new_with_args(
         "name, args",
@@ -141,7 +176,7 @@ async fn a_host_call_is_answered_by_a_javascript_promise() {
     let doors = Object::new();
     Reflect::set(&doors, &"hostCall".into(), &host_call).unwrap();
     // The tool must be granted: the handler alone opens nothing.
-    let ungranted = memory_with_doors(json!({}), doors.clone().into()).await;
+    let ungranted = memory_with_doors(on(tier, json!({})), doors.clone().into()).await;
     let tool = wat::parse_str(TOOL_CALL).unwrap();
     write_file(&ungranted, "/home/agent/tool.wasm", &tool)
         .await
@@ -150,7 +185,10 @@ async fn a_host_call_is_answered_by_a_javascript_promise() {
     assert!(!out.stdout.contains("temp"), "{}", out.stdout);
     assert!(!out.stdout.ends_with(" status=0\n"), "{}", out.stdout);
     let sandbox = memory_with_doors(
-        json!({"capabilities": {"tools": [{"name": "weather"}]}}),
+        on(
+            tier,
+            json!({"capabilities": {"tools": [{"name": "weather"}]}}),
+        ),
         doors.into(),
     )
     .await;
@@ -166,9 +204,8 @@ async fn a_host_call_is_answered_by_a_javascript_promise() {
     );
 }
 
-#[wasm_bindgen_test]
-async fn an_installed_program_is_a_command_and_a_wrong_pin_is_refused() {
-    let sandbox = memory(json!({})).await;
+async fn an_installed_program_is_a_command_and_a_wrong_pin_is_refused(tier: &str) {
+    let sandbox = memory(on(tier, json!({}))).await;
     let wrong =
         sandbox.install_program(vec!["hello".into()], HELLO.to_vec(), Some("00".repeat(32)));
     let message = format!("{:?}", wrong.unwrap_err());
@@ -193,8 +230,7 @@ fn quote(text: &str) -> String {
 
 /// Every case of the C test guests (tests/guests/c/expected/cases.json), through the
 /// shell in the worker: the same output native Linux prints.
-#[wasm_bindgen_test]
-async fn every_c_guest_case_prints_what_native_linux_prints() {
+async fn every_c_guest_case_prints_what_native_linux_prints(tier: &str) {
     const CASES: &str = include_str!("../../../tests/guests/c/expected/cases.json");
     let programs: [(&str, &[u8]); 8] = [
         ("hello", HELLO),
@@ -231,7 +267,7 @@ async fn every_c_guest_case_prints_what_native_linux_prints() {
             include_str!("../../../tests/guests/c/inputs/poll.txt"),
         ),
     ];
-    let sandbox = memory(json!({})).await;
+    let sandbox = memory(on(tier, json!({}))).await;
     for (name, bytes) in programs {
         write_file(&sandbox, &format!("/home/agent/{name}.wasm"), bytes)
             .await
@@ -343,3 +379,21 @@ fn expected_file(name: &str) -> Option<String> {
         "stdin_upper.text.stdout",
     )
 }
+
+/// Unbounded recursion: a limit on either tier (wasmi's call depth, the engine's
+/// stack), never a crashed worker; the session goes on.
+async fn deep_recursion_is_a_limit_and_the_session_goes_on(tier: &str) {
+    const DEEP: &str = r#"(module
+      (memory (export "memory") 1)
+      (func $deep (param i32) (result i32) (call $deep (i32.add (local.get 0) (i32.const 1))))
+      (func (export "_start") (drop (call $deep (i32.const 0)))))"#;
+    let deep = wat::parse_str(DEEP).unwrap();
+    let sandbox = with_files(tier, json!({}), &[("/home/agent/deep.wasm", &deep)]).await;
+    let out = exec(&sandbox, "./deep.wasm; echo status=$?", None).await;
+    assert_eq!(out.stdout, "status=137\n", "{}", out.stderr);
+    assert!(out.stderr.contains("[call_depth]"), "{}", out.stderr);
+    let out = exec(&sandbox, "./deep.wasm; echo again=$?", None).await;
+    assert_eq!(out.stdout, "again=137\n", "{}", out.stderr);
+}
+
+on_both_tiers!(deep_recursion_is_a_limit_and_the_session_goes_on);

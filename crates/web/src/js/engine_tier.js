@@ -72,7 +72,9 @@ export async function runExport(instance, name) {
     return 'returned';
   } catch (err) {
     if (err instanceof GuestUnwind) return 'unwound';
-    if (err instanceof RangeError && /call stack|too much recursion/i.test(err.message)) return 'stack';
+    // Chromium: RangeError "Maximum call stack size exceeded"; Firefox: InternalError
+    // "too much recursion".
+    if (err instanceof Error && /maximum call stack|too much recursion/i.test(err.message)) return 'stack';
     return `trap: ${err instanceof Error ? err.message : String(err)}`;
   }
 }
@@ -84,6 +86,11 @@ export function fuelLeft(instance, exportName) {
 
 export function setFuel(instance, exportName, fuel) {
   instance.exports[exportName].value = BigInt(fuel);
+}
+
+/** The meter's refused-growth global (sandtab_meter::GROW_REFUSED_EXPORT). */
+export function refusedGrowth(instance) {
+  return instance.exports['sandtab:grow_refused'].value;
 }
 
 /** The guest's memory, or `undefined` for a module without one. */
