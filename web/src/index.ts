@@ -31,6 +31,7 @@ export type {
   SaveError,
   SnapshotInfo,
   StorageKind,
+  GuestTier,
   Usage,
   WorkerOptions,
 } from './types.js';

@@ -20,6 +20,7 @@ import type {
   SandboxOptions,
   SnapshotInfo,
   StorageKind,
+  GuestTier,
   Usage,
   WorkerOptions,
 } from './types.js';
@@ -348,9 +349,11 @@ export class Sandbox {
   }
 
   /** Which sandbox this is and where its files are kept. */
-  async info(): Promise<{ name: string; storage: StorageKind }> {
-    const { name, storage } = await this.#run({ op: 'info' }, 'info');
-    return { name, storage };
+  /** The sandbox's name, where its files are kept, and the engine its guest programs
+   * run on (`engine`: the browser's own, metered; `interpreter`: wasmi). */
+  async info(): Promise<{ name: string; storage: StorageKind; guestTier: GuestTier }> {
+    const { name, storage, guestTier } = await this.#run({ op: 'info' }, 'info');
+    return { name, storage, guestTier };
   }
 
   /** Bytes, files and directories in use, with the quota. */

@@ -91,6 +91,11 @@ export interface ReadOnlyMount {
  * sync access handles in the worker) survive reloads; `memory` is gone with the worker. */
 export type StorageKind = 'indexeddb' | 'opfs' | 'memory';
 
+/** The engine guest programs run on: `engine`, the browser's own (many times faster;
+ * metered so that every limit holds; it needs JSPI, in Chromium 137+ and Firefox 153+),
+ * or `interpreter`, wasmi inside the runtime (everywhere). */
+export type GuestTier = 'engine' | 'interpreter';
+
 /** A constraint on a tool's arguments: one test on one argument (`arg` is its name or
  * a JSON Pointer such as `/options/depth`), or `all`/`any`/`not` of constraints. They
  * fail closed: a missing argument, or one of the wrong type for its test, denies. */
@@ -218,6 +223,9 @@ export interface WorkerOptions {
   mounts?: ReadOnlyMount[];
   /** Limits for every guest program this sandbox runs. */
   guestLimits?: GuestLimits;
+  /** The engine guest programs run on. Default: `engine` where the browser has JSPI,
+   * else `interpreter`; asking for `engine` where it has not fails with EINVAL. */
+  guestTier?: GuestTier;
   /** Programs to install as commands (CPython as `python3`, say). They load in the
    * background; a command waits until they are installed. */
   programs?: ProgramSpec[];

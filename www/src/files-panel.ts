@@ -62,6 +62,7 @@ export async function refreshStorage(sandbox: Sandbox, persisted: boolean | null
   const info = await sandbox.info();
   const where = { indexeddb: 'IndexedDB', opfs: 'OPFS', memory: '' }[info.storage];
   const parts = [where ? `saved in ${where} as "${info.name}"` : 'in memory only'];
+  parts.push(info.guestTier === 'engine' ? "programs run on the browser's engine" : 'programs run on the interpreter');
   parts.push(`files: ${formatBytes(usage.bytes)} of ${formatBytes(usage.maxBytes)}`);
   if (estimate) parts.push(`browser storage: ${formatBytes(estimate.usage)} used of ${formatBytes(estimate.quota)}`);
   if (persisted !== null) parts.push(persisted ? 'persistent' : 'may be evicted under storage pressure');

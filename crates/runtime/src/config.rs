@@ -240,7 +240,8 @@ pub struct SandboxOptions {
     pub quota: Option<QuotaSpec>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mounts: Option<Vec<MountSpec>>,
-    /// Which engine runs guest programs (the interpreter when left out).
+    /// Which engine runs guest programs: left out, the browser's engine where it has
+    /// JSPI, else the interpreter.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guest_tier: Option<GuestTier>,
     /// The capability document (see `sandtab-caps`).

@@ -345,6 +345,8 @@ pub enum Reply {
     Info {
         name: String,
         storage: crate::config::StorageKind,
+        /// The engine guest programs run on.
+        guest_tier: crate::config::GuestTier,
     },
     Flushed {
         records: u64,

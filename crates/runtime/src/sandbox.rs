@@ -259,6 +259,10 @@ impl Sandbox {
             Op::Info => Reply::Info {
                 name: self.name.clone(),
                 storage: self.storage,
+                guest_tier: match self.platform.guest_host().engine_tier() {
+                    Some(_) => crate::config::GuestTier::Engine,
+                    None => crate::config::GuestTier::Interpreter,
+                },
             },
             Op::Snapshots => Reply::Snapshots {
                 snapshots: self.fs.snapshots().iter().map(snapshot_entry).collect(),

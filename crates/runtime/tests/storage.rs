@@ -39,7 +39,9 @@ fn files_are_saved_and_a_reopened_sandbox_sees_them() {
         sandbox.query(&Op::Info).unwrap(),
         Reply::Info {
             name: "proj".into(),
-            storage: StorageKind::Indexeddb
+            storage: StorageKind::Indexeddb,
+            // Natively there is no engine tier.
+            guest_tier: sandtab_runtime::GuestTier::Interpreter,
         }
     );
     // Bytes as the page sends them (an array of numbers) and as base64 text.

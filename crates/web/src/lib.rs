@@ -68,12 +68,16 @@ impl Sandbox {
             false => convert::options_from_js(&convert::replay_as_text(options)?, "options")?,
         };
         let doors = doors::WebDoors::from_js(&doors).map_err(js_error)?;
-        let engine_tier = options.guest_tier == Some(sandtab_runtime::GuestTier::Engine);
-        if engine_tier && !engine_tier::available() {
-            return Err(js_error(RuntimeError::invalid(
-                "guestTier \"engine\" needs JSPI (WebAssembly.Suspending), which this browser lacks",
-            )));
-        }
+        let engine_tier = match options.guest_tier {
+            None => engine_tier::available(),
+            Some(sandtab_runtime::GuestTier::Interpreter) => false,
+            Some(sandtab_runtime::GuestTier::Engine) if engine_tier::available() => true,
+            Some(sandtab_runtime::GuestTier::Engine) => {
+                return Err(js_error(RuntimeError::invalid(
+                    "guestTier \"engine\" needs JSPI (WebAssembly.Suspending), which this browser lacks",
+                )));
+            }
+        };
         let platform = Rc::new(WebPlatform::new(doors, engine_tier));
         let inner = sandtab_runtime::Sandbox::open(options, platform.clone())
             .await

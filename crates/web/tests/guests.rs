@@ -397,3 +397,23 @@ async fn deep_recursion_is_a_limit_and_the_session_goes_on(tier: &str) {
 }
 
 on_both_tiers!(deep_recursion_is_a_limit_and_the_session_goes_on);
+
+/// Where the browser has JSPI (both test browsers do), guests run on its engine unless
+/// the sandbox asks for the interpreter; `info` says which.
+#[wasm_bindgen_test]
+async fn the_engine_tier_is_the_default_where_the_browser_has_jspi() {
+    let tier_of = |sandbox: &Sandbox| {
+        let info = common::query(sandbox, json!({"op": "info"}), "info");
+        field(&info, "guestTier").as_string().unwrap()
+    };
+    assert_eq!(tier_of(&memory(json!({})).await), "engine");
+    assert_eq!(
+        tier_of(&memory(on("interpreter", json!({}))).await),
+        "interpreter"
+    );
+    assert_eq!(tier_of(&memory(on("engine", json!({}))).await), "engine");
+    let err = common::try_open(&common::in_memory(&json!({"guestTier": "jit"})))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&err), "EINVAL", "{}", message(&err));
+}

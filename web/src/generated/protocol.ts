@@ -37,7 +37,8 @@ name?: string,
  */
 storage?: StorageKind, limits?: ShellLimitsSpec, guestLimits?: GuestLimitsSpec, quota?: QuotaSpec, mounts?: Array<MountSpec>, 
 /**
- * Which engine runs guest programs (the interpreter when left out).
+ * Which engine runs guest programs: left out, the browser's engine where it has
+ * JSPI, else the interpreter.
  */
 guestTier?: GuestTier, 
 /**
@@ -139,7 +140,11 @@ created: number, files: number, bytes: number, };
 
 export type FetchResponse = { status: number, statusText: string, headers: Array<[string, string]>, url: string, redirected: boolean, body: Uint8Array, };
 
-export type Reply = { "reply": "exec" } & ExecResult | { "reply": "done" } | { "reply": "text", text: string, } | { "reply": "bytes", data: Uint8Array, } | { "reply": "count", count: number, } | { "reply": "flag", value: boolean, } | { "reply": "names", names: Array<string>, } | { "reply": "entries", entries: Array<DirEntry>, } | { "reply": "usage", bytes: number, files: number, dirs: number, maxBytes: number, maxEntries: number, maxFileSize: number, } | { "reply": "info", name: string, storage: StorageKind, } | { "reply": "flushed", records: number, bytes: number, } | { "reply": "snapshot" } & SnapshotEntry | { "reply": "snapshots", snapshots: Array<SnapshotEntry>, } | { "reply": "imported", files: number, directories: number, symlinks: number, skipped: number, } | { "reply": "fsck", clean: boolean, summary: string, problems: Array<string>, inodes: number, files: number, bytesChecked: number, } | { "reply": "fetched" } & FetchResponse | { "reply": "uiEvent", event: string | null, } | { "reply": "json", value: unknown, };
+export type Reply = { "reply": "exec" } & ExecResult | { "reply": "done" } | { "reply": "text", text: string, } | { "reply": "bytes", data: Uint8Array, } | { "reply": "count", count: number, } | { "reply": "flag", value: boolean, } | { "reply": "names", names: Array<string>, } | { "reply": "entries", entries: Array<DirEntry>, } | { "reply": "usage", bytes: number, files: number, dirs: number, maxBytes: number, maxEntries: number, maxFileSize: number, } | { "reply": "info", name: string, storage: StorageKind, 
+/**
+ * The engine guest programs run on.
+ */
+guestTier: GuestTier, } | { "reply": "flushed", records: number, bytes: number, } | { "reply": "snapshot" } & SnapshotEntry | { "reply": "snapshots", snapshots: Array<SnapshotEntry>, } | { "reply": "imported", files: number, directories: number, symlinks: number, skipped: number, } | { "reply": "fsck", clean: boolean, summary: string, problems: Array<string>, inodes: number, files: number, bytesChecked: number, } | { "reply": "fetched" } & FetchResponse | { "reply": "uiEvent", event: string | null, } | { "reply": "json", value: unknown, };
 
 export type Request = { 
 /**
