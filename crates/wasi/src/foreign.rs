@@ -164,6 +164,12 @@ impl ForeignRun {
         run.limits.validate()?;
         check_imports(module)?;
         check_declared_sizes(module, &run.limits)?;
+        // As the interpreter's limiter counts them: memories and tables each against
+        // `instances` (this module's own; it imports neither).
+        let facts = &module.facts;
+        if u64::from(facts.memories.max(facts.tables)) > run.limits.instances {
+            return Err(GuestError::Limit(Limit::Instances(run.limits.instances)));
+        }
         let program = run
             .args
             .first()
@@ -286,11 +292,16 @@ impl ForeignRun {
             sandtab_meter::REFUSED_TABLE => Some(Limit::Table(limits.table_elements)),
             _ => None,
         };
+        // The meter checks the fuel at function entries and loop headers only: a guest
+        // that overdrew its budget after the last check (growths on the way back up
+        // from a recursion) broke the limit all the same, as the interpreter finds.
+        let overdrawn = self.runner.fuel_used > limits.fuel;
         let result = match (ended, limit_hit) {
+            (Ended::Stopped(err), _) => Err(err),
+            _ if overdrawn => Err(GuestError::Limit(Limit::Fuel(limits.fuel))),
             (Ended::Returned, _) => Ok(0),
             (Ended::Exit(code), Some(limit)) if code != 0 => Err(GuestError::Limit(limit)),
             (Ended::Exit(code), _) => Ok(code),
-            (Ended::Stopped(err), _) => Err(err),
             (Ended::StackExhausted, _) => Err(GuestError::Limit(Limit::EngineStack)),
             (Ended::Trap(_), Some(limit)) => Err(GuestError::Limit(limit)),
             (Ended::Trap(message), _) => Err(GuestError::Trap(message)),

@@ -31,6 +31,9 @@ pub(crate) struct Facts {
     pub(crate) largest_memory_bytes: u64,
     /// Elements the module's tables start with, together.
     pub(crate) table_min_elements: u64,
+    /// The memories and the tables the module defines (imports not counted).
+    pub(crate) memories: u32,
+    pub(crate) tables: u32,
     /// The start section: its byte range (header included) and function index.
     pub(crate) start: Option<(Range<usize>, u32)>,
     /// The export section: its byte range (header included) and the range of its
@@ -125,9 +128,14 @@ pub(crate) fn prescan(bytes: &[u8]) -> Result<Facts, GuestError> {
         match id {
             1 => types = function_types(bytes, body),
             3 => functions = function_type_indices(bytes, body),
-            4 => facts.table_min_elements = table_minimums(bytes, body),
+            4 => {
+                facts.table_min_elements = table_minimums(bytes, body.clone());
+                facts.tables = section_count(bytes, body);
+            }
             5 => {
-                (facts.memory_min_bytes, facts.largest_memory_bytes) = memory_minimums(bytes, body);
+                (facts.memory_min_bytes, facts.largest_memory_bytes) =
+                    memory_minimums(bytes, body.clone());
+                facts.memories = section_count(bytes, body);
             }
             7 => {
                 let mut entries = body.start;
@@ -290,6 +298,12 @@ fn function_type_indices(bytes: &[u8], body: Range<usize>) -> Vec<u32> {
     wasmparser::FunctionSectionReader::new(reader)
         .map(|section| section.into_iter().map_while(Result::ok).collect())
         .unwrap_or_default()
+}
+
+/// The entry count a section body starts with (checked before this is asked).
+fn section_count(bytes: &[u8], body: Range<usize>) -> u32 {
+    let mut at = body.start;
+    read_u32(bytes, &mut at, body.end).unwrap_or(0)
 }
 
 /// The tables' starting elements, together.

@@ -13,7 +13,8 @@ use futures::future::{self, Either};
 use js_sys::{Uint8Array, WebAssembly};
 use sandtab_wasi::foreign::{self, Ended, EngineTier, ForeignRun, HostCall, HostFunction, Import};
 use sandtab_wasi::{
-    BoxFuture, CompiledModule, GuestError, GuestIo, GuestMemory, GuestRun, ModuleHash, RunOutcome,
+    BoxFuture, CompiledModule, GuestError, GuestIo, GuestLimits, GuestMemory, GuestRun, ModuleHash,
+    RunOutcome,
 };
 use send_wrapper::SendWrapper;
 use std::cell::RefCell;
@@ -81,17 +82,17 @@ impl EngineTier for WebEngineTier {
 fn compiled(
     source: &[u8],
     module: &CompiledModule,
-    run: &GuestRun,
+    limits: &GuestLimits,
 ) -> Result<WebAssembly::Module, GuestError> {
     let key = (
         module.hash(),
-        run.limits.memory_bytes / 65_536,
-        run.limits.table_elements,
+        limits.memory_bytes / 65_536,
+        limits.table_elements,
     );
     if let Some(found) = COMPILED.with(|cache| cache.borrow().get(&key).cloned()) {
         return Ok(found);
     }
-    let metered = foreign::metered_module(source, module, &run.limits)?;
+    let metered = foreign::metered_module(source, module, limits)?;
     let compiled = compile_module(&metered).map_err(|err| {
         GuestError::Unsupported(format!(
             "the browser's engine refused it: {}",
@@ -135,12 +136,14 @@ async fn run_guest(
     io: &mut dyn GuestIo,
 ) -> RunOutcome {
     let program = run.args.first().cloned().unwrap_or_else(|| "guest".into());
-    let compiled = match compiled(source, module, &run) {
-        Ok(compiled) => compiled,
-        Err(err) => return foreign::refused(&program, err, io).await,
-    };
+    let limits = run.limits;
+    // Checked first (limits, imports, declared sizes), as the interpreter checks them.
     let foreign = match ForeignRun::new(module, run) {
         Ok(foreign) => foreign,
+        Err(err) => return foreign::refused(&program, err, io).await,
+    };
+    let compiled = match compiled(source, module, &limits) {
+        Ok(compiled) => compiled,
         Err(err) => return foreign::refused(&program, err, io).await,
     };
     let shared = Rc::new(RefCell::new(Shared {

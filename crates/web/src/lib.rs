@@ -8,7 +8,7 @@
 mod convert;
 mod crash;
 mod doors;
-mod engine_tier;
+pub mod engine_tier;
 mod guest_host;
 pub mod idb_store;
 pub mod opfs_store;

@@ -62,17 +62,30 @@ fn memory_fs() -> Arc<SandboxFs> {
 
 #[wasm_bindgen_test]
 async fn every_preview1_function_answers_as_wasmtime_does_in_a_worker() {
+    every_preview1_function_on(None).await;
+}
+
+/// The same cases on the engine tier: the browser's engine runs the metered guest, the
+/// same WASI host answers through a memory it can only copy.
+#[wasm_bindgen_test]
+async fn every_preview1_function_answers_as_wasmtime_does_on_the_engine_tier() {
+    let tier = sandtab_web::engine_tier::WebEngineTier;
+    every_preview1_function_on(Some(&tier)).await;
+}
+
+async fn every_preview1_function_on(tier: Option<&dyn sandtab_wasi::foreign::EngineTier>) {
     let engine = GuestEngine::new(GuestLimits::default().call_depth);
     let module = conformance::compile(&engine, GUEST);
     let cases = conformance::cases();
     let mut failures = Vec::new();
     for case in &cases {
-        let got = conformance::run_case(
+        let got = conformance::run_case_on(
             &engine,
             &module,
             memory_fs(),
             Arc::new(WorkerPlatform),
             case,
+            tier.map(|tier| (tier, GUEST)),
         )
         .await;
         failures.extend(conformance::compare(&case.label, &got));

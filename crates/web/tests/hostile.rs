@@ -138,8 +138,15 @@ fn text(result: &wasm_bindgen::JsValue, key: &str) -> String {
 
 #[wasm_bindgen_test]
 async fn every_hostile_module_ends_with_its_status_and_the_worker_lives_on() {
+    // On both guest tiers: wasmi, and the browser's engine with the metered module.
+    for tier in ["interpreter", "engine"] {
+        every_hostile_module_on(tier).await;
+    }
+}
+
+async fn every_hostile_module_on(tier: &str) {
     let cases: serde_json::Value = serde_json::from_str(CASES).unwrap();
-    let sandbox = memory(serde_json::json!({})).await;
+    let sandbox = memory(serde_json::json!({ "guestTier": tier })).await;
     let mut failures = Vec::new();
     let cases = cases["cases"].as_array().unwrap();
     for case in cases {
@@ -172,13 +179,17 @@ async fn every_hostile_module_ends_with_its_status_and_the_worker_lives_on() {
             .is_none_or(|want| want == stdout);
         if status != want_status || !stderr.contains(want_message) || !stdout_ok {
             failures.push(format!(
-                "{file} {:?}: status {status} (want {want_status}), stdout {stdout:?}, stderr {stderr:?} (want it to contain {want_message:?})",
+                "{tier}: {file} {:?}: status {status} (want {want_status}), stdout {stdout:?}, stderr {stderr:?} (want it to contain {want_message:?})",
                 case.get("limits")
             ));
         }
         // The worker is alive and the sandbox usable.
         let after = common::exec(&sandbox, "echo alive", None).await;
-        assert_eq!(after.stdout, "alive\n", "after {file}: {}", after.stderr);
+        assert_eq!(
+            after.stdout, "alive\n",
+            "{tier}: after {file}: {}",
+            after.stderr
+        );
     }
     assert!(cases.len() >= 20, "only {} cases", cases.len());
     assert!(

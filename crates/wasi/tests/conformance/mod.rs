@@ -96,6 +96,18 @@ pub async fn run_case(
     platform: Arc<dyn Platform>,
     case: &Case,
 ) -> Outcome {
+    run_case_on(engine, module, fs, platform, case, None).await
+}
+
+/// [`run_case`] on an engine tier (`tier`, with the module's bytes) instead of wasmi.
+pub async fn run_case_on(
+    engine: &GuestEngine,
+    module: &CompiledModule,
+    fs: Arc<SandboxFs>,
+    platform: Arc<dyn Platform>,
+    case: &Case,
+    tier: Option<(&dyn sandtab_wasi::foreign::EngineTier, &[u8])>,
+) -> Outcome {
     let sandbox = VfsPath::parse("/sandbox").unwrap();
     fs.mem().create_dir(&sandbox).unwrap();
     let run = GuestRun {
@@ -110,7 +122,10 @@ pub async fn run_case(
         observed: None,
     };
     let mut io = CaptureIo::default();
-    let outcome = sandtab_wasi::run(engine, module, run, &mut io).await;
+    let outcome = match tier {
+        Some((tier, source)) => tier.run(source, module, run, &mut io).await,
+        None => sandtab_wasi::run(engine, module, run, &mut io).await,
+    };
     let status = match outcome.exit_code {
         134 => "trap".to_owned(),
         code => code.to_string(),
