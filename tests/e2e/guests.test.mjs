@@ -80,6 +80,51 @@ for (const name of browserNames) {
       assert.equal(out.stdout, 'still here\n');
     });
 
+    test("programs run on the browser's engine, and a second sandbox reuses its compiled CPython", async () => {
+      const seen = await page.evaluate(async () => {
+        const { Sandbox, sandbox } = window.sandtab;
+        // Every message the page's workers send, and what the page hands a new worker.
+        const compiledBy = new Map();
+        const handed = [];
+        const post = Worker.prototype.postMessage;
+        Worker.prototype.postMessage = function (message, ...rest) {
+          if (message?.type === 'init') {
+            handed.push((message.engineModules ?? []).length);
+            this.addEventListener('message', ({ data }) => {
+              if (data?.type === 'engineModule') compiledBy.set(this, (compiledBy.get(this) ?? 0) + 1);
+            });
+          }
+          return post.call(this, message, ...rest);
+        };
+        try {
+          const info = await sandbox.info();
+          const programs = [{ names: ['python3'], url: 'guests/python.wasm' }];
+          // Limits of their own (the rewrite depends on them): nothing the page has fits.
+          const guestLimits = { memoryBytes: 512 * 2 ** 20 };
+          const first = await Sandbox.create({ name: 'tier-a', storage: 'memory', programs, guestLimits });
+          const a = await first.exec('python3 -c "print(6*7)"');
+          const second = await Sandbox.create({ name: 'tier-b', storage: 'memory', programs, guestLimits });
+          const b = await second.exec('python3 -c "print(6*7)"');
+          const compiled = [...compiledBy.values()];
+          first.terminate();
+          second.terminate();
+          return { tier: info.guestTier, a: a.stdout, b: b.stdout, handed, compiled };
+        } finally {
+          Worker.prototype.postMessage = post;
+        }
+      });
+      assert.equal(seen.tier, 'engine');
+      assert.equal(seen.a, '42\n');
+      assert.equal(seen.b, '42\n');
+      // The first new sandbox compiled CPython once for the engine; the second was handed
+      // it (with the demo's own sandbox's modules) and compiled nothing.
+      assert.equal(seen.handed.length, 2);
+      assert.ok(seen.handed[1] > seen.handed[0], JSON.stringify(seen));
+      assert.deepEqual(seen.compiled, [1], JSON.stringify(seen));
+      const line = await page.$eval('#storage-usage', (el) => el.textContent);
+      assert.match(line, /programs run on the browser's engine/);
+    });
+
     test('no page errors', () => {
       assert.deepEqual(errors, []);
     });

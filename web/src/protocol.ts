@@ -25,7 +25,15 @@ export type ReplyOf<K extends Reply['reply']> = Extract<Reply, { reply: K }>;
 export type ToWorker =
   // `module`: the runtime already compiled by an earlier worker of this page.
   // `hostCall`: whether the page answers tool calls (it always answers network requests).
-  | { type: 'init'; v: number; options: WorkerOptions; module?: WebAssembly.Module; hostCall?: boolean }
+  // `engineModules`: guest modules this page's workers compiled for the engine tier.
+  | {
+      type: 'init';
+      v: number;
+      options: WorkerOptions;
+      module?: WebAssembly.Module;
+      hostCall?: boolean;
+      engineModules?: [string, WebAssembly.Module][];
+    }
   // `stream`: send an exec's output as it is written (else it comes with the result).
   | { type: 'op'; v: number; id: number; op: Op; stream?: boolean }
   | { type: 'cancel' }
@@ -47,6 +55,8 @@ export type FromWorker =
   // SANDBOX_CRASHED, and the worker ends (see worker.ts `crash`).
   | { type: 'crashed'; message: string }
   | { type: 'progress'; event: ProgressEvent }
+  // A guest module compiled for the engine tier, for the page to give later workers.
+  | { type: 'engineModule'; key: string; module: WebAssembly.Module }
   // A guest asks the page to run a host call.
   | { type: 'hostCall'; callId: number; name: string; args: string }
   // The runtime asks the page to make a request its gate allowed.

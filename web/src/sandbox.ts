@@ -62,6 +62,21 @@ const CRASHED = 'SANDBOX_CRASHED';
  * workers instantiate it instead of compiling the module again. */
 const compiledRuntimes = new Map<string, WebAssembly.Module>();
 
+/** Guest modules compiled for the engine tier by this page's workers, by module hash and
+ * limits: a new sandbox (another project, a reopened one) runs CPython without compiling
+ * it again. Kept to the last few. */
+const engineModules = new Map<string, WebAssembly.Module>();
+const ENGINE_MODULES_KEPT = 8;
+
+function keepEngineModule(key: string, module: WebAssembly.Module): void {
+  engineModules.delete(key);
+  engineModules.set(key, module);
+  for (const oldest of engineModules.keys()) {
+    if (engineModules.size <= ENGINE_MODULES_KEPT) break;
+    engineModules.delete(oldest);
+  }
+}
+
 export class Sandbox {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
@@ -140,6 +155,7 @@ export class Sandbox {
         v: PROTOCOL_VERSION,
         options: { ...workerOptions, ...(programs ? { programs } : {}) } satisfies WorkerOptions,
         module: compiledRuntimes.get(runtimeKey),
+        engineModules: [...engineModules],
         hostCall: options.hostCall !== undefined || options.tools !== undefined,
       };
       worker.postMessage(init);
@@ -512,6 +528,10 @@ export class Sandbox {
     if (reply.type === 'ready' || reply.type === 'initError') return;
     if (reply.type === 'crashed') {
       this.#crash(reply.message);
+      return;
+    }
+    if (reply.type === 'engineModule') {
+      if (reply.module instanceof WebAssembly.Module) keepEngineModule(reply.key, reply.module);
       return;
     }
     if (reply.type === 'progress') {

@@ -207,6 +207,20 @@ async function installPrograms(box: WasmSandbox, programs: ProgramSpec[]): Promi
   }
 }
 
+/** Where the runtime's engine tier (crates/web/src/js/engine_tier.js) keeps the guest
+ * modules it compiled, and whom it tells of a new one. */
+interface EngineModuleCache {
+  __sandtabEngineModules?: Map<string, WebAssembly.Module>;
+  __sandtabOnEngineModule?: (key: string, module: WebAssembly.Module) => void;
+}
+
+/** Shares engine-tier modules with the page: those it has, and each one compiled here. */
+function shareEngineModules(known: [string, WebAssembly.Module][] = []): void {
+  const cache = scope as unknown as EngineModuleCache;
+  cache.__sandtabEngineModules = new Map(known.filter(([, module]) => module instanceof WebAssembly.Module));
+  cache.__sandtabOnEngineModule = (key, module) => post({ type: 'engineModule', key, module });
+}
+
 async function start(options: WorkerOptions, module?: WebAssembly.Module, withHostCall = false): Promise<void> {
   // A module compiled by an earlier worker only needs instantiating (compiling the
   // runtime is most of a worker's start-up).
@@ -270,6 +284,7 @@ async function handle(request: ToWorker): Promise<void> {
         });
         return;
       }
+      shareEngineModules(request.engineModules);
       try {
         await start(request.options, request.module, request.hostCall);
       } catch (err) {

@@ -13,12 +13,10 @@ use futures::future::{self, Either};
 use js_sys::{Uint8Array, WebAssembly};
 use sandtab_wasi::foreign::{self, Ended, EngineTier, ForeignRun, HostCall, HostFunction, Import};
 use sandtab_wasi::{
-    BoxFuture, CompiledModule, GuestError, GuestIo, GuestLimits, GuestMemory, GuestRun, ModuleHash,
-    RunOutcome,
+    BoxFuture, CompiledModule, GuestError, GuestIo, GuestLimits, GuestMemory, GuestRun, RunOutcome,
 };
 use send_wrapper::SendWrapper;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -28,8 +26,10 @@ use wasm_bindgen_futures::JsFuture;
 extern "C" {
     #[wasm_bindgen(js_name = engineTierAvailable)]
     fn engine_tier_available() -> bool;
+    #[wasm_bindgen(js_name = cachedModule)]
+    fn cached_module(key: &str) -> Option<WebAssembly::Module>;
     #[wasm_bindgen(js_name = compileModule, catch)]
-    fn compile_module(bytes: &[u8]) -> Result<WebAssembly::Module, JsValue>;
+    fn compile_module(key: &str, bytes: &[u8]) -> Result<WebAssembly::Module, JsValue>;
     #[wasm_bindgen(catch)]
     fn instantiate(
         module: &WebAssembly::Module,
@@ -52,17 +52,6 @@ pub fn available() -> bool {
     engine_tier_available()
 }
 
-/// Metered modules compiled by the engine, per page: (source hash, memory pages,
-/// table elements), since the limits are part of the rewrite.
-type CacheKey = (ModuleHash, u64, u64);
-
-thread_local! {
-    static COMPILED: RefCell<HashMap<CacheKey, WebAssembly::Module>> = RefCell::default();
-}
-
-/// How many metered modules the page keeps compiled (CPython, QuickJS, a few tools).
-const CACHE_SIZE: usize = 8;
-
 /// The browser's engine as a guest tier.
 #[derive(Debug, Default)]
 pub struct WebEngineTier;
@@ -84,31 +73,24 @@ fn compiled(
     module: &CompiledModule,
     limits: &GuestLimits,
 ) -> Result<WebAssembly::Module, GuestError> {
-    let key = (
+    // The limits are part of the rewrite: a module per set of them (the page's cache,
+    // see js/engine_tier.js).
+    let key = format!(
+        "{}:{}:{}",
         module.hash(),
         limits.memory_bytes / 65_536,
-        limits.table_elements,
+        limits.table_elements
     );
-    if let Some(found) = COMPILED.with(|cache| cache.borrow().get(&key).cloned()) {
+    if let Some(found) = cached_module(&key) {
         return Ok(found);
     }
     let metered = foreign::metered_module(source, module, limits)?;
-    let compiled = compile_module(&metered).map_err(|err| {
+    compile_module(&key, &metered).map_err(|err| {
         GuestError::Unsupported(format!(
             "the browser's engine refused it: {}",
             describe(&err)
         ))
-    })?;
-    COMPILED.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.len() >= CACHE_SIZE
-            && let Some(evict) = cache.keys().next().copied()
-        {
-            cache.remove(&evict);
-        }
-        cache.insert(key, compiled.clone());
-    });
-    Ok(compiled)
+    })
 }
 
 /// What the guest's imports ask of the run while it is suspended.

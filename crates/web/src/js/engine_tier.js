@@ -15,9 +15,32 @@ export function engineTierAvailable() {
   return typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function';
 }
 
+/** Compiled metered modules by key (module hash and limits), shared with the page: the
+ * worker script fills it with the page's (`__sandtabEngineModules`) and hears of each
+ * new one (`__sandtabOnEngineModule`), so every sandbox of the page compiles a module
+ * once. Without a worker script (tests), a cache of this worker's own. */
+function cache() {
+  return (globalThis.__sandtabEngineModules ??= new Map());
+}
+
+/** How many compiled modules a worker keeps (CPython, QuickJS, a few tools). */
+const KEPT = 8;
+
+export function cachedModule(key) {
+  return cache().get(key);
+}
+
 /** Compiles the metered module (a worker may compile any size synchronously). */
-export function compileModule(bytes) {
-  return new WebAssembly.Module(bytes);
+export function compileModule(key, bytes) {
+  const module = new WebAssembly.Module(bytes);
+  const modules = cache();
+  modules.set(key, module);
+  for (const oldest of modules.keys()) {
+    if (modules.size <= KEPT) break;
+    modules.delete(oldest);
+  }
+  globalThis.__sandtabOnEngineModule?.(key, module);
+  return module;
 }
 
 /**
