@@ -119,6 +119,46 @@ for (const name of browserNames) {
       assert.match(report.mismatches[0].op, /^exec /);
     });
 
+    test('a guest replays exactly on the other tier (interpreter to engine, and back)', async () => {
+      const PY = 'python3 -c "import time, os, random; print(time.time_ns(), os.urandom(8).hex(), random.random())"';
+      for (const [recordOn, replayOn] of [
+        ['interpreter', 'engine'],
+        ['engine', 'interpreter'],
+      ]) {
+        const outcome = await page.evaluate(
+          async ({ script, recordOn, replayOn }) => {
+            const programs = [{ names: ['python3'], url: 'guests/python.wasm' }];
+            const box = await window.sandtab.Sandbox.create({ storage: 'memory', record: true, guestTier: recordOn, programs });
+            const outputs = [];
+            for (let i = 0; i < 2; i++) {
+              const r = await box.exec(`${script} | tee -a drawn`);
+              outputs.push({ stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode });
+              await new Promise((resolve) => setTimeout(resolve, 30));
+            }
+            const recording = JSON.parse(JSON.stringify(await box.recording()));
+            const recordedTier = (await box.info()).guestTier;
+            box.terminate();
+            const { report, sandbox } = await window.sandtab.Sandbox.replay(recording, { programs, guestTier: replayOn });
+            const replayedTier = (await sandbox.info()).guestTier;
+            const drawn = await sandbox.exec('cat drawn');
+            sandbox.terminate();
+            return { outputs, report, drawn: drawn.stdout, tiers: [recordedTier, replayedTier] };
+          },
+          { script: PY, recordOn, replayOn },
+        );
+        assert.deepEqual(outcome.tiers, [recordOn, replayOn]);
+        for (const out of outcome.outputs) {
+          assert.equal(out.exitCode, 0, out.stderr);
+          assert.match(out.stdout, /^\d{19} [0-9a-f]{16} 0\.\d+\n$/);
+        }
+        assert.notEqual(outcome.outputs[0].stdout, outcome.outputs[1].stdout);
+        assert.deepEqual(outcome.report.mismatches, [], `${recordOn} -> ${replayOn}`);
+        assert.equal(outcome.report.divergence, null);
+        assert.equal(outcome.report.ok, true);
+        assert.equal(outcome.drawn, outcome.outputs.map((o) => o.stdout).join(''));
+      }
+    });
+
     test("the shell's own clocks and random draws replay too ($SECONDS, time, $SRANDOM)", async () => {
       const recorded = await page.evaluate(async () => {
         const box = await window.sandtab.Sandbox.create({ storage: 'memory', record: true });

@@ -310,7 +310,7 @@ export class Sandbox {
    * sandbox, to look at (terminate it when done). */
   static async replay(
     recording: SandboxRecording,
-    options: Pick<SandboxOptions, 'programs' | 'mounts' | 'workerUrl' | 'onProgress'> = {},
+    options: Pick<SandboxOptions, 'programs' | 'mounts' | 'workerUrl' | 'onProgress' | 'guestTier'> = {},
   ): Promise<{ report: ReplayReport; sandbox: Sandbox }> {
     if (recording?.format !== 'sandtab-recording') {
       throw new SandboxError('Sandbox.replay needs a recording from sandbox.recording()', 'EINVAL');
