@@ -125,6 +125,38 @@ for (const name of browserNames) {
       assert.match(line, /programs run on the browser's engine/);
     });
 
+    test('metered programs are kept across reloads; a stale or broken copy is not used', async () => {
+      const guestLimits = { memoryBytes: 256 * 2 ** 20 };
+      const run = () =>
+        page.evaluate(async (guestLimits) => {
+          const box = await window.sandtab.Sandbox.create({ name: 'kept', storage: 'memory', guestLimits, programs: [{ names: ['python3'], url: 'guests/python.wasm' }] });
+          const r = await box.exec('python3 -c "print(6*7)"');
+          box.terminate();
+          const stores = (await caches.keys()).filter((name) => name.startsWith('sandtab-engine-'));
+          const entries = await Promise.all(stores.map(async (name) => (await (await caches.open(name)).keys()).map((req) => req.url)));
+          return { stdout: r.stdout, stderr: r.stderr, stores, entries: entries.flat() };
+        }, guestLimits);
+      // A store of an older revision of the meter, as an earlier version left it.
+      await page.evaluate(async () => (await caches.open('sandtab-engine-r0')).put('/.sandtab-engine/old.wasm', new Response('old')));
+      const first = await run();
+      assert.equal(first.stdout, '42\n', first.stderr);
+      assert.equal(first.stores.length, 1, 'the older revision is gone');
+      assert.notEqual(first.stores[0], 'sandtab-engine-r0');
+      const kept = first.entries.find((url) => url.includes(encodeURIComponent(':4096:')));
+      assert.ok(kept, `the module for 256 MiB is kept: ${first.entries.join(', ')}`);
+      // Broken bytes under the same key (storage is untrusted): the next load meters again.
+      await page.evaluate(
+        async ([store, url]) => (await caches.open(store)).put(url, new Response('not wasm', { headers: { 'content-type': 'application/wasm' } })),
+        [first.stores[0], kept],
+      );
+      await page.reload();
+      await page.waitForFunction(() => window.sandtab?.sandbox !== undefined, { timeout: 60_000 });
+      const again = await run();
+      assert.equal(again.stdout, '42\n', again.stderr);
+      const stored = await page.evaluate(async ([store, url]) => (await (await caches.open(store)).match(url)).arrayBuffer().then((b) => b.byteLength), [first.stores[0], kept]);
+      assert.ok(stored > 1_000_000, `the broken copy was replaced (${stored} bytes)`);
+    });
+
     test('no page errors', () => {
       assert.deepEqual(errors, []);
     });

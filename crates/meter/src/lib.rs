@@ -87,6 +87,11 @@ pub use cost::{BYTES_PER_FUEL, GROW_COST};
 pub use error::MeterError;
 use wasmparser::{Validator, WasmFeatures};
 
+/// The rewrite's revision: hosts that keep metered modules (the browser's Cache Storage)
+/// key them by it. Bump it whenever the output for a given input changes; the test
+/// `tests/rewrite.rs::the_revision_names_the_output` pins a module's output to it.
+pub const REVISION: u32 = 1;
+
 /// The import module of the host's functions.
 pub const METER_MODULE: &str = "sandtab:meter";
 

@@ -277,3 +277,34 @@ fn memory64_is_refused() {
     let err = instrument(&wat("(module (table i64 1 funcref))"), &OPTIONS).unwrap_err();
     assert_eq!(err, MeterError::Table64 { index: 0 });
 }
+
+/// Metered modules are kept across page loads under [`sandtab_meter::REVISION`]: a
+/// rewrite that changes its output without a new revision would run stale modules. This
+/// pins one module's output (loops, calls, growth, bulk memory) to the revision; when it
+/// fails, bump `REVISION` and put the new digest here.
+#[test]
+fn the_revision_names_the_output() {
+    let source = r#"(module
+      (import "env" "f" (func $f (param i32) (result i32)))
+      (memory 1) (table 2 funcref)
+      (func $g (param i32) (result i32)
+        (loop $l (br_if $l (i32.eqz (call $f (local.get 0)))))
+        (drop (memory.grow (i32.const 1)))
+        (memory.fill (i32.const 0) (i32.const 1) (i32.const 100))
+        (drop (table.grow (ref.null func) (i32.const 1)))
+        (local.get 0))
+      (export "g" (func $g)))"#;
+    let metered = meter(&wat(source));
+    // FNV-1a: stable across Rust versions, unlike std's hasher.
+    let fnv = metered
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, &byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    let digest = (metered.len(), fnv);
+    assert_eq!(
+        (sandtab_meter::REVISION, digest),
+        (1, (330, 14_398_506_294_906_599_693)),
+        "the rewrite's output changed: bump sandtab_meter::REVISION and pin the new digest"
+    );
+}

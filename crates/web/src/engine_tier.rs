@@ -26,10 +26,10 @@ use wasm_bindgen_futures::JsFuture;
 extern "C" {
     #[wasm_bindgen(js_name = engineTierAvailable)]
     fn engine_tier_available() -> bool;
-    #[wasm_bindgen(js_name = cachedModule)]
-    fn cached_module(key: &str) -> Option<WebAssembly::Module>;
-    #[wasm_bindgen(js_name = compileModule, catch)]
-    fn compile_module(key: &str, bytes: &[u8]) -> Result<WebAssembly::Module, JsValue>;
+    #[wasm_bindgen(js_name = storedModule)]
+    fn stored_module(revision: u32, key: &str) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = compileAndStore)]
+    fn compile_and_store(revision: u32, key: &str, bytes: &[u8]) -> js_sys::Promise;
     #[wasm_bindgen(catch)]
     fn instantiate(
         module: &WebAssembly::Module,
@@ -68,29 +68,32 @@ impl EngineTier for WebEngineTier {
     }
 }
 
-fn compiled(
+async fn compiled(
     source: &[u8],
     module: &CompiledModule,
     limits: &GuestLimits,
 ) -> Result<WebAssembly::Module, GuestError> {
-    // The limits are part of the rewrite: a module per set of them (the page's cache,
-    // see js/engine_tier.js).
+    // The limits are part of the rewrite: a module per set of them (kept by the page and
+    // in Cache Storage, see js/engine_tier.js).
+    let revision = sandtab_meter::REVISION;
     let key = format!(
         "{}:{}:{}",
         module.hash(),
         limits.memory_bytes / 65_536,
         limits.table_elements
     );
-    if let Some(found) = cached_module(&key) {
+    let stored = JsFuture::from(stored_module(revision, &key)).await;
+    if let Some(found) = stored.ok().and_then(|value| value.dyn_into().ok()) {
         return Ok(found);
     }
     let metered = foreign::metered_module(source, module, limits)?;
-    compile_module(&key, &metered).map_err(|err| {
-        GuestError::Unsupported(format!(
+    match JsFuture::from(compile_and_store(revision, &key, &metered)).await {
+        Ok(compiled) => Ok(compiled.unchecked_into()),
+        Err(err) => Err(GuestError::Unsupported(format!(
             "the browser's engine refused it: {}",
             describe(&err)
-        ))
-    })
+        ))),
+    }
 }
 
 /// What the guest's imports ask of the run while it is suspended.
@@ -124,7 +127,7 @@ async fn run_guest(
         Ok(foreign) => foreign,
         Err(err) => return foreign::refused(&program, err, io).await,
     };
-    let compiled = match compiled(source, module, &limits) {
+    let compiled = match compiled(source, module, &limits).await {
         Ok(compiled) => compiled,
         Err(err) => return foreign::refused(&program, err, io).await,
     };

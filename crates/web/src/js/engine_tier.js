@@ -26,20 +26,66 @@ function cache() {
 /** How many compiled modules a worker keeps (CPython, QuickJS, a few tools). */
 const KEPT = 8;
 
-export function cachedModule(key) {
-  return cache().get(key);
-}
-
-/** Compiles the metered module (a worker may compile any size synchronously). */
-export function compileModule(key, bytes) {
-  const module = new WebAssembly.Module(bytes);
+function remember(key, module) {
   const modules = cache();
+  modules.delete(key);
   modules.set(key, module);
   for (const oldest of modules.keys()) {
     if (modules.size <= KEPT) break;
     modules.delete(oldest);
   }
   globalThis.__sandtabOnEngineModule?.(key, module);
+}
+
+/** Cache Storage keeps the metered bytes across page loads, under the meter's revision
+ * (older revisions' caches are deleted), so a reload skips the rewrite, and the browser
+ * may keep its compiled code for a module compiled from a stored response. */
+const STORE_PREFIX = 'sandtab-engine-r';
+
+function storeName(revision) {
+  return `${STORE_PREFIX}${revision}`;
+}
+
+function storeUrl(key) {
+  return new URL(`/.sandtab-engine/${encodeURIComponent(key)}.wasm`, globalThis.location?.href ?? 'http://localhost/').href;
+}
+
+/** The module for `key`: from this page, else from Cache Storage; `undefined` if neither. */
+export async function storedModule(revision, key) {
+  const known = cache().get(key);
+  if (known) return known;
+  if (!('caches' in globalThis)) return undefined;
+  try {
+    const store = await caches.open(storeName(revision));
+    const response = await store.match(storeUrl(key));
+    if (!response) return undefined;
+    const module = await WebAssembly.compileStreaming(response);
+    remember(key, module);
+    return module;
+  } catch {
+    // A stored copy that does not compile (or storage that refuses): meter again.
+    return undefined;
+  }
+}
+
+/** Compiles the metered `bytes` (a view of the runtime's memory: copied at once), keeps
+ * the module for this page and the bytes in Cache Storage (best effort: a full store
+ * only means the next load meters again). */
+export async function compileAndStore(revision, key, bytes) {
+  const copy = bytes.slice();
+  const module = await WebAssembly.compile(copy);
+  remember(key, module);
+  if ('caches' in globalThis) {
+    try {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(STORE_PREFIX) && name !== storeName(revision)) await caches.delete(name);
+      }
+      const store = await caches.open(storeName(revision));
+      await store.put(storeUrl(key), new Response(copy, { headers: { 'content-type': 'application/wasm' } }));
+    } catch {
+      // Best effort, as above.
+    }
+  }
   return module;
 }
 
