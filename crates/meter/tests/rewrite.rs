@@ -120,6 +120,17 @@ fn a_module_without_types_imports_globals_or_exports_gains_them() {
     );
 }
 
+/// `metered` instantiated with fuel for anything these tests run.
+fn fueled(metered: &[u8]) -> (wasmi::Store<Host>, wasmi::Instance) {
+    let (mut store, instance) = instantiate_metered(metered, Host::default());
+    instance
+        .get_global(&store, sandtab_meter::FUEL_EXPORT)
+        .unwrap()
+        .set(&mut store, Val::I64(1 << 30))
+        .unwrap();
+    (store, instance)
+}
+
 #[test]
 fn memory_growth_stops_at_the_limit() {
     let source = r#"(module (memory 1)
@@ -129,12 +140,7 @@ fn memory_growth_stops_at_the_limit() {
         max_table_elements: 10,
     };
     let metered = instrument(&wat(source), &options).unwrap().bytes;
-    let (mut store, instance) = instantiate_metered(&metered, Host::default());
-    instance
-        .get_global(&store, sandtab_meter::FUEL_EXPORT)
-        .unwrap()
-        .set(&mut store, Val::I64(1 << 30))
-        .unwrap();
+    let (mut store, instance) = fueled(&metered);
     let grow = instance.get_typed_func::<i32, i32>(&store, "grow").unwrap();
     let refused = instance
         .get_global(&store, sandtab_meter::GROW_REFUSED_EXPORT)
@@ -160,12 +166,7 @@ fn a_refused_table_growth_is_marked_too() {
         max_table_elements: 10,
     };
     let metered = instrument(&wat(source), &options).unwrap().bytes;
-    let (mut store, instance) = instantiate_metered(&metered, Host::default());
-    instance
-        .get_global(&store, sandtab_meter::FUEL_EXPORT)
-        .unwrap()
-        .set(&mut store, Val::I64(1 << 30))
-        .unwrap();
+    let (mut store, instance) = fueled(&metered);
     let grow = instance.get_typed_func::<i32, i32>(&store, "grow").unwrap();
     let refused = instance
         .get_global(&store, sandtab_meter::GROW_REFUSED_EXPORT)
@@ -186,12 +187,7 @@ fn declared_maxima_below_the_limit_stay() {
         (func (export "grow_table") (param i32) (result i32)
           (table.grow (ref.null func) (local.get 0))))"#;
     let metered = meter(&wat(source));
-    let (mut store, instance) = instantiate_metered(&metered, Host::default());
-    instance
-        .get_global(&store, sandtab_meter::FUEL_EXPORT)
-        .unwrap()
-        .set(&mut store, Val::I64(1 << 30))
-        .unwrap();
+    let (mut store, instance) = fueled(&metered);
     let grow = instance.get_typed_func::<i32, i32>(&store, "grow").unwrap();
     assert_eq!(grow.call(&mut store, 2).unwrap(), -1);
     assert_eq!(grow.call(&mut store, 1).unwrap(), 1);

@@ -313,25 +313,20 @@ impl Host {
         set("call", call.as_ref());
         closures.push(Box::new(call));
 
-        let waits = events.clone();
-        let wait = Closure::<dyn FnMut() -> js_sys::Promise>::new(move || {
-            let waits = waits.clone();
-            js_sys::Promise::new(&mut |resolve, _reject| {
-                let _ = waits.unbounded_send(Event::Wait(resolve));
-            })
-        });
-        set("wait", wait.as_ref());
-        closures.push(Box::new(wait));
-
-        let fuel = events;
-        let out_of_fuel = Closure::<dyn FnMut() -> js_sys::Promise>::new(move || {
-            let fuel = fuel.clone();
-            js_sys::Promise::new(&mut |resolve, _reject| {
-                let _ = fuel.unbounded_send(Event::OutOfFuel(resolve));
-            })
-        });
-        set("outOfFuel", out_of_fuel.as_ref());
-        closures.push(Box::new(out_of_fuel));
+        // `wait` and `outOfFuel`: a promise the run resolves once it has served the event.
+        for (name, event) in [
+            ("wait", Event::Wait as fn(js_sys::Function) -> Event),
+            ("outOfFuel", Event::OutOfFuel),
+        ] {
+            let events = events.clone();
+            let suspend = Closure::<dyn FnMut() -> js_sys::Promise>::new(move || {
+                js_sys::Promise::new(&mut |resolve, _reject| {
+                    let _ = events.unbounded_send(event(resolve));
+                })
+            });
+            set(name, suspend.as_ref());
+            closures.push(Box::new(suspend));
+        }
 
         let exited = shared.clone();
         let exit = Closure::<dyn FnMut(i32)>::new(move |code: i32| {
