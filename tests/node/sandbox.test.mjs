@@ -3,6 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Sandbox, SandboxError } from 'sandtab';
 
+
+/** Guests run on the engine tier where this Node has JSPI (WebAssembly.Suspending). */
+const NODE_TIER = typeof WebAssembly.Suspending === 'function' ? 'engine' : 'interpreter';
 test("the package's node condition loads the Node entry", () => {
   assert.match(import.meta.resolve('sandtab'), /\/web\/dist\/node\/index\.js$/);
   assert.equal(typeof Sandbox.create, 'function');
@@ -11,7 +14,7 @@ test("the package's node condition loads the Node entry", () => {
 test('exec: output, exit status, streaming, sessions', async (t) => {
   const box = await Sandbox.create({ storage: 'memory' });
   t.after(() => box.terminate());
-  assert.deepEqual(await box.info(), { name: 'default', storage: 'memory' });
+  assert.deepEqual(await box.info(), { name: 'default', storage: 'memory', guestTier: NODE_TIER });
   const chunks = [];
   const r = await box.exec('echo hello; echo oops >&2; exit 3', { onStdout: (s) => chunks.push(s) });
   assert.equal(r.stdout, 'hello\n');

@@ -9,10 +9,13 @@ import { tempDir } from './helpers.mjs';
 
 const text = (bytes) => new TextDecoder().decode(bytes);
 
+
+/** Guests run on the engine tier where this Node has JSPI (WebAssembly.Suspending). */
+const NODE_TIER = typeof WebAssembly.Suspending === 'function' ? 'engine' : 'interpreter';
 test('files in a directory survive a new Sandbox on it', async (t) => {
   const directory = tempDir(t);
   const box = await Sandbox.create({ directory, name: 'proj' });
-  assert.deepEqual(await box.info(), { name: 'proj', storage: 'opfs' });
+  assert.deepEqual(await box.info(), { name: 'proj', storage: 'opfs', guestTier: NODE_TIER });
   await box.exec('mkdir -p ~/src && cd ~/src && printf "one\\n" > a.txt && seq 1 5000 > big.txt');
   await box.writeFile('/home/agent/src/b.bin', new Uint8Array(300_000).map((_, i) => i & 255));
   box.terminate();
