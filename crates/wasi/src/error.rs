@@ -64,8 +64,9 @@ pub enum GuestError {
     /// The bytes are not a valid WebAssembly module.
     #[error("not a valid WebAssembly module: {0}")]
     Malformed(String),
-    /// The module is valid WebAssembly but exceeds what the interpreter supports.
-    #[error("the module cannot run in sandtab's interpreter: {0}")]
+    /// The module is valid WebAssembly but exceeds what a guest tier supports (the
+    /// interpreter's translation, the meter's rewrite, the engine's compiler).
+    #[error("the module cannot run in sandtab: {0}")]
     Unsupported(String),
     /// The module imports functions this runtime does not provide.
     #[error("the module imports what sandtab does not provide: {}", .0.join(", "))]
