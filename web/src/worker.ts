@@ -13,6 +13,29 @@ import type { ProgramSpec, ProgressEvent, WorkerOptions } from './types.js';
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 let sandbox: WasmSandbox | null = null;
 let queue: Promise<void> = Promise.resolve();
+/** Tasks queued or running: with none, the next one runs at once, not a microtask later. */
+let queued = 0;
+
+/** Runs `task` after those queued before it, one at a time; `fail` gets its error. A
+ * task that finishes without waiting finishes here, before the next message is read. */
+function enqueue(task: () => void | Promise<void>, fail: (err: unknown) => void): void {
+  const done = () => {
+    queued--;
+  };
+  queued++;
+  if (queued > 1) {
+    queue = queue.then(task).catch(fail).finally(done);
+    return;
+  }
+  let pending: void | Promise<void>;
+  try {
+    pending = task();
+  } catch (err) {
+    pending = Promise.reject(err);
+  }
+  if (pending instanceof Promise) queue = pending.catch(fail).finally(done);
+  else done();
+}
 /** The runtime's memory, to tell an out-of-memory abort from other crashes. */
 let memory: WebAssembly.Memory | null = null;
 /** Set once the runtime has crashed: nothing more is done, the worker is ending. */
@@ -254,7 +277,12 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
   // Commands queue behind the programs, so `python3` right away waits for CPython.
   const box = sandbox;
-  if (programs.length > 0) queue = queue.then(() => installPrograms(box, programs));
+  if (programs.length > 0) {
+    enqueue(
+      () => installPrograms(box, programs),
+      (err) => isCrash(err) && crash(err),
+    );
+  }
 }
 
 /** Bytes made for an answer (readFile, exportTar, an exec's output) move to the page,
@@ -342,7 +370,7 @@ function runOp(id: number, version: number, op: Op, stream: boolean): void {
   if ((op.op as string) === DEBUG_PANIC) {
     const debugPanic = (box as unknown as Record<string, ((message: string) => void) | undefined>)[DEBUG_PANIC];
     if (debugPanic === undefined) fail(new Error(`unknown op ${DEBUG_PANIC}`));
-    else queue = queue.then(() => debugPanic.call(box, (op as unknown as { message: string }).message)).catch(fail);
+    else enqueue(() => debugPanic.call(box, (op as unknown as { message: string }).message), fail);
     return;
   }
   if (isQuery(op)) {
@@ -357,12 +385,14 @@ function runOp(id: number, version: number, op: Op, stream: boolean): void {
     stream && op.op === 'exec'
       ? (which: 'stdout' | 'stderr', data: Uint8Array) => post({ type: 'output', id, stream: which, data }, [data.buffer])
       : undefined;
-  const run = async () => {
-    const value = (await box.run(op, onOutput)) as Reply;
-    post({ type: 'result', id, value }, transferables(value));
-  };
-  // One at a time, but keep reading messages (cancel) meanwhile.
-  queue = queue.then(run).catch(fail);
+  const reply = (value: Reply) => post({ type: 'result', id, value }, transferables(value));
+  // One at a time, but keep reading messages (cancel) meanwhile. Most commands are
+  // answered at once (crates/web/src/now_or_later.rs); the others come as a Promise.
+  enqueue(() => {
+    const answer = box.run(op, onOutput) as Reply | Promise<Reply>;
+    if (answer instanceof Promise) return answer.then(reply);
+    return reply(answer);
+  }, fail);
 }
 
 scope.onmessage = (event: MessageEvent<ToWorker>) => {

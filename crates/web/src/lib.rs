@@ -11,6 +11,7 @@ mod doors;
 pub mod engine_tier;
 mod guest_host;
 pub mod idb_store;
+mod now_or_later;
 pub mod opfs_store;
 mod platform;
 mod shell_sources;
@@ -97,13 +98,14 @@ impl Sandbox {
     }
 
     /// Answers an op (`{ op: "exec", script, ... }`, see `Op` in the generated types)
-    /// with its reply (`{ reply: "exec", ... }`); an exec's output goes to
-    /// `onOutput(stream, bytes)` as it is written. Rejects with an `Error` whose `code`
-    /// says why.
-    pub fn run(&self, op: JsValue, on_output: Option<js_sys::Function>) -> js_sys::Promise {
+    /// with its reply (`{ reply: "exec", ... }`): at once when the op never had to wait
+    /// (most commands in memory), else a `Promise` of it. An exec's output goes to
+    /// `onOutput(stream, bytes)` as it is written. An error is a rejected `Promise` of an
+    /// `Error` whose `code` says why.
+    pub fn run(&self, op: JsValue, on_output: Option<js_sys::Function>) -> JsValue {
         let inner = self.inner.clone();
         let platform = self.platform.clone();
-        wasm_bindgen_futures::future_to_promise(Yielding::new(async move {
+        now_or_later::now_or_later(Yielding::new(async move {
             let op: Op = from_js(op, "op")?;
             if let Op::ReadFile { path } = &op {
                 return read_file(&inner, &platform, path).await;
@@ -128,6 +130,7 @@ impl Sandbox {
             let reply = inner.run(op, &mut forward).await.map_err(js_error)?;
             convert::reply_to_js(&reply)
         }))
+        .into_js()
     }
 
     /// Answers a query (`listDir`, `usage`, `info`, `snapshots`, `auditLog`,

@@ -41,6 +41,27 @@ async fn output_is_streamed_to_the_callback() {
 }
 
 #[wasm_bindgen_test]
+async fn a_command_that_never_waits_is_answered_at_once() {
+    let sandbox = memory(json!({})).await;
+    let op = |script: &str| common::js(&json!({"op": "exec", "script": script}));
+    let now = sandbox.run(op("cd /tmp; echo x > f; cat f"), None);
+    assert!(
+        !now.is_instance_of::<js_sys::Promise>(),
+        "a Promise for a command in memory"
+    );
+    assert_eq!(stdout_of(&now), "x\n");
+    // A command that sleeps waits for a timer: it comes as a Promise, and still right.
+    let later = sandbox.run(op("sleep 0.01; echo y"), None);
+    assert!(later.is_instance_of::<js_sys::Promise>());
+    let later = common::answer(later).await.unwrap();
+    assert_eq!(stdout_of(&later), "y\n");
+    // An error found at once is a rejected Promise, as it always was.
+    let bad = sandbox.run(common::js(&json!({"op": "exec"})), None);
+    let err = common::answer(bad).await.unwrap_err();
+    assert!(message(&err).contains("script"), "{}", message(&err));
+}
+
+#[wasm_bindgen_test]
 async fn a_syntax_error_is_exit_2() {
     let sandbox = memory(json!({})).await;
     let out = exec(&sandbox, "if then fi (", None).await;

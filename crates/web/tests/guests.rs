@@ -13,7 +13,6 @@ use common::{
 use js_sys::{Function, Object, Reflect};
 use sandtab_web::Sandbox;
 use serde_json::{Value, json};
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
@@ -133,7 +132,7 @@ async fn a_cancel_stops_a_running_guest(tier: &str) {
         &[("/home/agent/t.wasm", EXIT_TRAP)],
     )
     .await;
-    let running = JsFuture::from(sandbox.run(
+    let running = common::answer(sandbox.run(
         js(&json!({"op": "exec", "script": "./t.wasm loop; echo status=$?"})),
         None,
     ));

@@ -80,7 +80,12 @@ pub async fn try_run_js(
     op: &JsValue,
     on_output: Option<Function>,
 ) -> Result<JsValue, JsValue> {
-    JsFuture::from(sandbox.run(op.clone(), on_output)).await
+    answer(sandbox.run(op.clone(), on_output)).await
+}
+
+/// `run`'s answer, whether it came at once or as a `Promise`.
+pub fn answer(value: JsValue) -> JsFuture {
+    JsFuture::from(js_sys::Promise::resolve(&value))
 }
 
 /// Runs `op`; its reply or the error it rejects with.
@@ -202,7 +207,7 @@ pub async fn cancel_stops_a_busy_loop() {
     // end with 126; ending with 130 proves the cancel got through while it ran.
     let sandbox = memory(serde_json::json!({})).await;
     exec(&sandbox, "echo kept > /tmp/k", None).await;
-    let running = JsFuture::from(sandbox.run(
+    let running = answer(sandbox.run(
         js(&serde_json::json!({ "op": "exec", "script": "while true; do :; done" })),
         None,
     ));
