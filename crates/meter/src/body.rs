@@ -1,19 +1,16 @@
-//! Metering one function body: a charge at the start of every straight-line run, a
-//! check at function entry and at every loop header, and shifted function indices.
+//! Metering one function body: each fuel frame (the body, a loop body, an `if` arm)
+//! charged its whole cost where it opens, as wasmi does ([`crate::frames`]); a check at
+//! function entry and at every loop header; shifted function indices.
 //!
 //! Operators are copied byte for byte but for those that name a defined function
 //! (`call`, `return_call`, `ref.func`), which are re-encoded with the shifted index:
 //! re-encoding every operator would cost more and risk changing what is not ours.
 
-use crate::cost::{BYTES_PER_FUEL, Dynamic, cost, dynamic, ends_run};
+use crate::cost::{BYTES_PER_FUEL, Dynamic, dynamic};
+use crate::frames::frame_costs;
 use crate::{MeterError, rewrite::Indices};
 use wasm_encoder::{BlockType, Encode, Instruction};
 use wasmparser::{BinaryReaderError, FunctionBody, Operator};
-
-/// What wasmi charges on entering a function body, a loop body, or either arm of
-/// an `if`: each opens with its `ConsumeFuel` instruction, which "charges at least 1
-/// unit of fuel out of caution" (`encode_consume_fuel_op`). A `block` has none.
-const BLOCK_BASE: u64 = 1;
 
 /// What the body rewriter needs from the module.
 #[derive(Debug, Clone, Copy)]
@@ -21,13 +18,6 @@ pub(crate) struct Context {
     pub(crate) indices: Indices,
     /// The function's parameter count: its first local's index is past them.
     pub(crate) params: u32,
-}
-
-/// The run being gathered: its bytes, its cost, whether it opens with a check.
-struct Run {
-    bytes: Vec<u8>,
-    cost: u64,
-    check: bool,
 }
 
 fn parse(err: BinaryReaderError) -> MeterError {
@@ -56,51 +46,51 @@ pub(crate) fn instrument(func: &FunctionBody<'_>, cx: Context) -> Result<Vec<u8>
     }
     let scratch = cx.params.saturating_add(declared);
 
+    let frames = frame_costs(func)?;
+    let mut opened = frames.opened.into_iter();
+    let mut open_frame = |code: &mut Vec<u8>, check: bool| -> Result<(), MeterError> {
+        let frame = opened
+            .next()
+            .ok_or_else(|| MeterError::Rewrite("a frame the first pass did not see".into()))?;
+        if let Some(cost) = frame {
+            charge(code, cx.indices, cost, check);
+        }
+        Ok(())
+    };
+
     let mut ops = func.get_operators_reader().map_err(parse)?;
     let locals_end = at(ops.original_position())?;
     let mut code = Vec::with_capacity(body.len() + body.len() / 4 + 32);
-    let mut run = Run {
-        bytes: Vec::new(),
-        cost: BLOCK_BASE,
-        check: true,
-    };
+    charge(&mut code, cx.indices, frames.body, true);
     let mut needs_scratch = false;
     while !ops.eof() {
         let (op, offset) = ops.read_with_offset().map_err(parse)?;
         let end = at(ops.original_position())?;
         let start = at(offset)?;
-        run.cost = run.cost.saturating_add(cost(&op));
         let charge = dynamic(&op);
         if let Some(Dynamic::Before { bytes } | Dynamic::AfterGrowth { bytes, .. }) = charge {
             needs_scratch = true;
-            Instruction::LocalTee(scratch).encode(&mut run.bytes);
+            Instruction::LocalTee(scratch).encode(&mut code);
             if matches!(charge, Some(Dynamic::Before { .. })) {
-                charge_count(&mut run.bytes, cx.indices.fuel_global, scratch, bytes);
+                charge_count(&mut code, cx.indices.fuel_global, scratch, bytes);
             }
         }
         match shifted(&op, cx.indices)? {
-            Some(instruction) => instruction.encode(&mut run.bytes),
-            None => run.bytes.extend_from_slice(
+            Some(instruction) => instruction.encode(&mut code),
+            None => code.extend_from_slice(
                 body.get(start..end)
                     .ok_or(MeterError::Rewrite("operator".into()))?,
             ),
         }
         if let Some(Dynamic::AfterGrowth { bytes, refused }) = charge {
-            charge_growth(&mut run.bytes, cx.indices, scratch, bytes, refused);
+            charge_growth(&mut code, cx.indices, scratch, bytes, refused);
         }
-        if ends_run(&op) {
-            let next_check = matches!(op, Operator::Loop { .. });
-            flush(&mut code, &mut run, cx.indices);
-            run.check = next_check;
-            if matches!(
-                op,
-                Operator::Loop { .. } | Operator::If { .. } | Operator::Else
-            ) {
-                run.cost = BLOCK_BASE;
-            }
+        match op {
+            Operator::Loop { .. } => open_frame(&mut code, true)?,
+            Operator::If { .. } | Operator::Else => open_frame(&mut code, false)?,
+            _ => {}
         }
     }
-    flush(&mut code, &mut run, cx.indices);
 
     let mut out = Vec::with_capacity(code.len() + locals_end + 8);
     if needs_scratch {
@@ -143,12 +133,12 @@ fn shifted(
     })
 }
 
-/// Appends the run to `code`, opened by its charge (if it costs anything) and its
-/// check (at function entry and loop headers), and starts the next one.
-fn flush(code: &mut Vec<u8>, run: &mut Run, indices: Indices) {
+/// Opens a frame in `code`: its charge, and (at function entry and loop headers) the
+/// check that calls the host when the slice's fuel is spent.
+fn charge(code: &mut Vec<u8>, indices: Indices, cost: u64, check: bool) {
     let fuel = indices.fuel_global;
-    if run.cost > 0 {
-        let cost = i64::try_from(run.cost).unwrap_or(i64::MAX);
+    if cost > 0 {
+        let cost = i64::try_from(cost).unwrap_or(i64::MAX);
         for instruction in [
             Instruction::GlobalGet(fuel),
             Instruction::I64Const(cost),
@@ -158,7 +148,7 @@ fn flush(code: &mut Vec<u8>, run: &mut Run, indices: Indices) {
             instruction.encode(code);
         }
     }
-    if run.check {
+    if check {
         for instruction in [
             Instruction::GlobalGet(fuel),
             Instruction::I64Const(0),
@@ -170,9 +160,6 @@ fn flush(code: &mut Vec<u8>, run: &mut Run, indices: Indices) {
             instruction.encode(code);
         }
     }
-    code.append(&mut run.bytes);
-    run.cost = 0;
-    run.check = false;
 }
 
 /// The scratch `i32` locals a function with a run-time charge gains: the operand,

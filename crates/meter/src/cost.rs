@@ -1,5 +1,4 @@
-//! What each operator costs, in wasmi 2.0's fuel units, and which operators end a
-//! straight-line run.
+//! What each operator costs, in wasmi 2.0's fuel units.
 //!
 //! wasmi 2.0 charges per Wasm operator from a table (`wasmi::OperatorCost`, whose
 //! default is in `engine/costs.rs`): 1 for every operator but `nop`, `drop`, `block`,
@@ -32,41 +31,6 @@ pub(crate) fn cost(op: &Operator<'_>) -> u64 {
         Operator::MemoryGrow { .. } | Operator::TableGrow { .. } => GROW_COST,
         _ => 1,
     }
-}
-
-/// Whether a new run starts after `op`: control may leave or enter the code that
-/// follows some other way than falling through, so what follows is charged apart.
-/// Calls end a run too, so a callee's charges come after the caller's.
-pub(crate) fn ends_run(op: &Operator<'_>) -> bool {
-    matches!(
-        op,
-        Operator::Block { .. }
-            | Operator::Loop { .. }
-            | Operator::If { .. }
-            | Operator::Else
-            | Operator::End
-            | Operator::Br { .. }
-            | Operator::BrIf { .. }
-            | Operator::BrTable { .. }
-            | Operator::BrOnNull { .. }
-            | Operator::BrOnNonNull { .. }
-            | Operator::Return
-            | Operator::Call { .. }
-            | Operator::CallIndirect { .. }
-            | Operator::CallRef { .. }
-            | Operator::ReturnCall { .. }
-            | Operator::ReturnCallIndirect { .. }
-            | Operator::ReturnCallRef { .. }
-            | Operator::Unreachable
-            | Operator::Throw { .. }
-            | Operator::ThrowRef
-            | Operator::TryTable { .. }
-            | Operator::Try { .. }
-            | Operator::Catch { .. }
-            | Operator::CatchAll
-            | Operator::Delegate { .. }
-            | Operator::Rethrow { .. }
-    )
 }
 
 /// A charge that depends on an operand, known only at run time: wasmi charges the

@@ -5,16 +5,18 @@
 //! A browser's engine does neither, so the module is made to do it:
 //!
 //! - **Fuel.** A new mutable `i64` global, exported as [`FUEL_EXPORT`], holds the
-//!   fuel left in the current slice (initially 0). Each straight-line run of
-//!   instructions is charged its whole cost at its start (`global.get; i64.const
-//!   COST; i64.sub; global.set`); a run ends after every block, loop, if, else, end,
-//!   branch, return, call and `unreachable`. A run that costs 0 is not charged.
+//!   fuel left in the current slice (initially 0). Each fuel frame, as wasmi has them
+//!   (a function body, a loop body, an `if` arm; nested `block`s belong to the frame
+//!   around them), is charged its whole cost where it opens (`global.get; i64.const
+//!   COST; i64.sub; global.set`), as wasmi's `ConsumeFuel` does: one charge per loop
+//!   iteration, not one per branch or call.
 //! - **Checks.** At every function entry and every loop header, after the charge,
 //!   the fuel is compared with 0, and when negative the module calls the host's
 //!   [`OUT_OF_FUEL`] (imported from [`METER_MODULE`], type `[] -> []`), which
-//!   refills the global or traps. Between two checks a guest runs straight-line code
-//!   only, so it overdraws a slice by at most one loop body or function prologue.
-//!   Note the global starts at 0: a start function's first check calls the host.
+//!   refills the global or traps. Between two checks a guest runs at most one loop
+//!   body or function body (calls check on entry), so it overdraws a slice by at most
+//!   one frame's charge. Note the global starts at 0: a start function's first check
+//!   calls the host.
 //! - **Refused growths.** A second new global, an `i32` exported as
 //!   [`GROW_REFUSED_EXPORT`], is set when a `memory.grow` or `table.grow` returns -1.
 //! - **Memory and tables.** Each defined memory's maximum becomes at most
@@ -49,24 +51,22 @@
 //! The run-time parts (lengths, deltas) are read from the operand through two
 //! scratch `i32` locals, added only to functions that need them.
 //!
-//! Matched exactly: all of the above. Approximated: where the charge falls. wasmi
-//! charges every operator of a "fuel frame" (a function body, loop body or `if` arm,
-//! nested `block`s included) when the frame is entered, so code a branch skips, and
-//! dead code after a `br`, is paid for anyway; the meter splits runs at every branch
-//! and call and charges only the runs that start. It never charges more than wasmi
-//! but for a bulk operation that traps out of bounds (the meter charges its bytes
-//! before the operation, wasmi after its bounds check). Other gaps: the meter only
-//! stops a guest at function entries and loop headers, so a slice is overdrawn by at
-//! most one straight-line stretch; a call's parameters are not charged (nor are they
-//! by wasmi 2.0's executor).
+//! Matched exactly: all of the above, and where the charge falls (`frames.rs`): wasmi
+//! charges a frame's operators when the frame is entered, code a branch skips and dead
+//! code after a `br` or `return` included, and so does the meter. Two differences: where
+//! wasmi folds a constant condition (`i32.const 1; if`), its `if` opens no frame and a
+//! skipped arm is charged to the frame around it, so the meter charges less; and a bulk
+//! operation that traps out of bounds costs the meter its bytes (charged before the
+//! operation) and wasmi nothing (it charges after its bounds check). The meter only
+//! stops a guest at function entries and loop headers; a call's parameters are not
+//! charged (nor are they by wasmi 2.0's executor).
 //!
-//! Measured (`tests/fuel.rs`: metered spend ÷ wasmi's for the original, test
-//! tolerance ±2%): a counting loop with arithmetic 180,007 / 180,020 (0.9999),
-//! recursive `fib(20)` 1.000 (240,797 each), memory loads and stores 1.000,
-//! `call_indirect` 1.000, `memory.fill`/`memory.copy` 1.000, memory and table growth
-//! 1.000. On wasm-smith's random code (`tests/differential.rs`), full of dead code
-//! after branches, the meter charges 0.11 of what wasmi does in total (per call
-//! 0.10 to 0.25), never more, with the same results on every call compared.
+//! Measured (`tests/fuel.rs`: metered spend ÷ wasmi's for the original): a counting
+//! loop with arithmetic, recursive `fib(20)`, memory loads and stores,
+//! `call_indirect`, `memory.fill`/`memory.copy`, memory and table growth: all equal to
+//! the unit. On wasm-smith's random code (`tests/differential.rs`, full of dead code
+//! and constant conditions) the meter charges 0.996 of what wasmi does in total, never
+//! more on any call, with the same results on every call compared.
 //!
 //! # Features
 //!
@@ -78,6 +78,7 @@
 mod body;
 mod cost;
 mod error;
+mod frames;
 mod limits;
 mod names;
 mod rewrite;
@@ -90,7 +91,7 @@ use wasmparser::{Validator, WasmFeatures};
 /// The rewrite's revision: hosts that keep metered modules (the browser's Cache Storage)
 /// key them by it. Bump it whenever the output for a given input changes; the test
 /// `tests/rewrite.rs::the_revision_names_the_output` pins a module's output to it.
-pub const REVISION: u32 = 1;
+pub const REVISION: u32 = 2;
 
 /// The import module of the host's functions.
 pub const METER_MODULE: &str = "sandtab:meter";

@@ -7,9 +7,6 @@ mod support;
 use support::{Host, meter, run_metered, run_original, wat};
 use wasmi::Val;
 
-/// How far the meter's fuel may be from wasmi's (see the crate docs).
-const TOLERANCE: f64 = 0.02;
-
 const PROGRAMS: &str = r#"
 (module
   (memory 1)
@@ -115,7 +112,7 @@ fn ratio(name: &str, arg: i32) -> f64 {
 }
 
 #[test]
-fn fuel_matches_wasmi_within_tolerance() {
+fn fuel_matches_wasmi_exactly() {
     for (name, arg) in [
         ("arith", 10_000),
         ("fib", 20),
@@ -125,9 +122,10 @@ fn fuel_matches_wasmi_within_tolerance() {
         ("grow", 10),
     ] {
         let ratio = ratio(name, arg);
+        // Equal spends give exactly 1.
         assert!(
-            (ratio - 1.0).abs() <= TOLERANCE,
-            "{name}: metered/wasmi fuel ratio {ratio:.3} is outside ±{TOLERANCE}"
+            (ratio - 1.0).abs() < f64::EPSILON,
+            "{name}: metered/wasmi fuel ratio {ratio:.6}, not 1"
         );
     }
 }

@@ -11,7 +11,7 @@
 //! [`GuestMemory`] that copies; a call that must wait ([`HostCall::Wait`]) is finished
 //! by [`ForeignRun::wait`] while the engine holds the guest suspended (JSPI in the
 //! browser). Fuel is counted in the interpreter's units, so a limit means the same on
-//! both tiers (see `sandtab-meter` for the tolerance).
+//! both tiers (see `sandtab-meter` for where they can differ).
 
 use crate::engine::CompiledModule;
 use crate::io::{BoxFuture, GuestIo};
