@@ -1,15 +1,19 @@
-//! The module-level rewrite, on `wasm_encoder::reencode`: the new type, import,
-//! global and export, shifted function indices everywhere they appear (element
+//! The module-level rewrite, on `wasm_encoder::reencode`: the new types, import,
+//! globals, accessor functions and exports, shifted function indices everywhere they appear (element
 //! segments, exports, start, constant expressions, the name section), the bounded
 //! memories and tables, and every body metered by [`crate::body`].
 
 use crate::body::{self, Context};
 use crate::shape::Shape;
 use crate::{
-    FUEL_EXPORT, GROW_REFUSED_EXPORT, METER_MODULE, MeterError, MeterOptions, OUT_OF_FUEL, limits,
+    FUEL_EXPORT, FUEL_SET_EXPORT, GROW_REFUSED_EXPORT, METER_MODULE, MeterError, MeterOptions,
+    OUT_OF_FUEL, limits,
 };
 use wasm_encoder::reencode::{self, Reencode, utils};
-use wasm_encoder::{ConstExpr, EntityType, ExportKind, GlobalType, Module, SectionId, ValType};
+use wasm_encoder::{
+    ConstExpr, EntityType, ExportKind, Function, GlobalType, Instruction, Module, SectionId,
+    ValType,
+};
 
 /// The indices the meter adds, and how the module's own functions move.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +28,10 @@ pub(crate) struct Indices {
     pub(crate) refused_global: u32,
     /// The `[] -> []` type of `out_of_fuel`: after the module's own types.
     meter_type: u32,
+    /// The fuel's reader (`[] -> [i64]`, the next type) and setter (`[i64] -> []`, the
+    /// one after): after the module's own functions.
+    fuel_get: u32,
+    fuel_set: u32,
 }
 
 impl Indices {
@@ -48,12 +56,20 @@ pub(crate) struct Rewriter<'a> {
     tables: u32,
     types_done: bool,
     imports_done: bool,
+    functions_done: bool,
     globals_done: bool,
     exports_done: bool,
+    code_done: bool,
 }
 
 impl<'a> Rewriter<'a> {
     pub(crate) fn new(shape: &'a Shape, options: &'a MeterOptions) -> Self {
+        // Checked in `shape`: every new index fits.
+        let defined = u32::try_from(shape.func_types.len()).unwrap_or(u32::MAX);
+        let fuel_get = shape
+            .imported_funcs
+            .saturating_add(1)
+            .saturating_add(defined);
         Self {
             indices: Indices {
                 imported_funcs: shape.imported_funcs,
@@ -61,6 +77,8 @@ impl<'a> Rewriter<'a> {
                 fuel_global: shape.globals,
                 refused_global: shape.globals.saturating_add(1),
                 meter_type: shape.types,
+                fuel_get,
+                fuel_set: fuel_get.saturating_add(1),
             },
             shape,
             options,
@@ -69,8 +87,10 @@ impl<'a> Rewriter<'a> {
             tables: shape.imported_tables,
             types_done: shape.has_types,
             imports_done: shape.has_imports,
+            functions_done: shape.has_functions,
             globals_done: shape.has_globals,
             exports_done: shape.has_exports,
+            code_done: shape.has_code,
         }
     }
 
@@ -87,7 +107,30 @@ impl<'a> Rewriter<'a> {
 
     fn add_type(&mut self, types: &mut wasm_encoder::TypeSection) {
         types.ty().function([], []);
+        types.ty().function([], [ValType::I64]);
+        types.ty().function([ValType::I64], []);
         self.types_done = true;
+    }
+
+    fn add_functions(&mut self, functions: &mut wasm_encoder::FunctionSection) {
+        let get_type = self.indices.meter_type.saturating_add(1);
+        functions.function(get_type);
+        functions.function(get_type.saturating_add(1));
+        self.functions_done = true;
+    }
+
+    fn add_code(&mut self, code: &mut wasm_encoder::CodeSection) {
+        let fuel = self.indices.fuel_global;
+        let mut get = Function::new([]);
+        get.instruction(&Instruction::GlobalGet(fuel));
+        get.instruction(&Instruction::End);
+        code.function(&get);
+        let mut set = Function::new([]);
+        set.instruction(&Instruction::LocalGet(0));
+        set.instruction(&Instruction::GlobalSet(fuel));
+        set.instruction(&Instruction::End);
+        code.function(&set);
+        self.code_done = true;
     }
 
     fn add_import(&mut self, imports: &mut wasm_encoder::ImportSection) {
@@ -113,7 +156,8 @@ impl<'a> Rewriter<'a> {
     }
 
     fn add_export(&mut self, exports: &mut wasm_encoder::ExportSection) {
-        exports.export(FUEL_EXPORT, ExportKind::Global, self.indices.fuel_global);
+        exports.export(FUEL_EXPORT, ExportKind::Func, self.indices.fuel_get);
+        exports.export(FUEL_SET_EXPORT, ExportKind::Func, self.indices.fuel_set);
         exports.export(
             GROW_REFUSED_EXPORT,
             ExportKind::Global,
@@ -173,6 +217,26 @@ impl Reencode for Rewriter<'_> {
     ) -> Result2<()> {
         utils::parse_import_section(self, imports, section)?;
         self.add_import(imports);
+        Ok(())
+    }
+
+    fn parse_function_section(
+        &mut self,
+        functions: &mut wasm_encoder::FunctionSection,
+        section: wasmparser::FunctionSectionReader<'_>,
+    ) -> Result2<()> {
+        utils::parse_function_section(self, functions, section)?;
+        self.add_functions(functions);
+        Ok(())
+    }
+
+    fn parse_code_section(
+        &mut self,
+        code: &mut wasm_encoder::CodeSection,
+        section: wasmparser::CodeSectionReader<'_>,
+    ) -> Result2<()> {
+        utils::parse_code_section(self, code, section)?;
+        self.add_code(code);
         Ok(())
     }
 
@@ -251,6 +315,11 @@ impl Reencode for Rewriter<'_> {
             self.add_import(&mut imports);
             module.section(&imports);
         }
+        if !self.functions_done && next > rank(SectionId::Function) {
+            let mut functions = wasm_encoder::FunctionSection::new();
+            self.add_functions(&mut functions);
+            module.section(&functions);
+        }
         if !self.globals_done && next > rank(SectionId::Global) {
             let mut globals = wasm_encoder::GlobalSection::new();
             self.add_global(&mut globals);
@@ -260,6 +329,11 @@ impl Reencode for Rewriter<'_> {
             let mut exports = wasm_encoder::ExportSection::new();
             self.add_export(&mut exports);
             module.section(&exports);
+        }
+        if !self.code_done && next > rank(SectionId::Code) {
+            let mut code = wasm_encoder::CodeSection::new();
+            self.add_code(&mut code);
+            module.section(&code);
         }
         Ok(())
     }

@@ -1,7 +1,10 @@
 //! A first pass over a (validated) module: what the rewrite needs to know before it
 //! starts, and the refusals that do not depend on rewriting anything.
 
-use crate::{FUEL_EXPORT, GROW_REFUSED_EXPORT, METER_MODULE, MeterError, MeterOptions, limits};
+use crate::{
+    FUEL_EXPORT, FUEL_SET_EXPORT, GROW_REFUSED_EXPORT, METER_MODULE, MeterError, MeterOptions,
+    limits,
+};
 use wasmparser::{Parser, Payload, TypeRef};
 
 /// The counts and per-function facts the rewrite needs.
@@ -23,6 +26,8 @@ pub(crate) struct Shape {
     pub(crate) has_imports: bool,
     pub(crate) has_globals: bool,
     pub(crate) has_exports: bool,
+    pub(crate) has_functions: bool,
+    pub(crate) has_code: bool,
 }
 
 /// The error for a count past `u32`.
@@ -92,6 +97,7 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
                 }
             }
             Payload::FunctionSection(section) => {
+                shape.has_functions = true;
                 for ty in section {
                     shape.func_types.push(ty.map_err(invalid)?);
                 }
@@ -115,11 +121,12 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
                     bump(&mut shape.globals)?;
                 }
             }
+            Payload::CodeSectionStart { .. } => shape.has_code = true,
             Payload::ExportSection(section) => {
                 shape.has_exports = true;
                 for export in section {
                     let export = export.map_err(invalid)?;
-                    if export.name == FUEL_EXPORT || export.name == GROW_REFUSED_EXPORT {
+                    if [FUEL_EXPORT, FUEL_SET_EXPORT, GROW_REFUSED_EXPORT].contains(&export.name) {
                         return Err(MeterError::ReservedExport(export.name.to_owned()));
                     }
                 }
@@ -127,9 +134,14 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
             _ => {}
         }
     }
-    // The new import and type must have indices too.
-    shape.imported_funcs.checked_add(1).ok_or_else(too_large)?;
-    shape.types.checked_add(1).ok_or_else(too_large)?;
+    // The new import, functions and types must have indices too.
+    let defined = u32::try_from(shape.func_types.len()).map_err(|_| too_large())?;
+    shape
+        .imported_funcs
+        .checked_add(defined)
+        .and_then(|funcs| funcs.checked_add(3))
+        .ok_or_else(too_large)?;
+    shape.types.checked_add(3).ok_or_else(too_large)?;
     shape.globals.checked_add(2).ok_or_else(too_large)?;
     Ok(shape)
 }

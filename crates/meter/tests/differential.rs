@@ -5,8 +5,8 @@
 
 mod support;
 
-use sandtab_meter::{FUEL_EXPORT, METER_MODULE, MeterOptions, OUT_OF_FUEL, instrument};
-use support::{fuel_engine, generate::smith};
+use sandtab_meter::{METER_MODULE, MeterOptions, OUT_OF_FUEL, instrument};
+use support::{accessors, accessors_of, fuel_engine, fuel_left, generate::smith, set_fuel};
 use wasmi::TrapCode;
 use wasmi::{
     Caller, Engine, Instance, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, Val,
@@ -53,10 +53,8 @@ fn linker(engine: &Engine, store: &mut Store<State>) -> Linker<State> {
                 if caller.data().trap {
                     return Err(wasmi::Error::new("metered: out of fuel"));
                 }
-                let Some(wasmi::Extern::Global(fuel)) = caller.get_export(FUEL_EXPORT) else {
-                    return Err(wasmi::Error::new("no fuel global"));
-                };
-                fuel.set(&mut caller, Val::I64(i64::MAX / 2)).unwrap();
+                let (_, set) = accessors_of(|name| caller.get_export(name));
+                set_fuel(&mut caller, set, i64::MAX / 2);
                 Ok(())
             },
         )
@@ -130,7 +128,7 @@ fn metered_smith_modules_behave_like_the_originals() {
         let (mut mstore, minstance) =
             instantiate(&plain, &metered.bytes, false).expect("the metered module instantiates");
         mstore.data_mut().trap = true;
-        let fuel = minstance.get_global(&mstore, FUEL_EXPORT).unwrap();
+        let (get, set) = accessors(&mstore, &minstance);
         let names = exports(&Module::new(&fuel_engine, &original[..]).unwrap());
         for name in names {
             let before = store.get_fuel().unwrap();
@@ -141,11 +139,9 @@ fn metered_smith_modules_behave_like_the_originals() {
             {
                 break; // the rest would run on a different state
             }
-            fuel.set(&mut mstore, Val::I64(1 << 40)).unwrap();
+            set_fuel(&mut mstore, set, 1 << 40);
             let got = call(&mut mstore, &minstance, &name);
-            let Val::I64(left) = fuel.get(&mstore) else {
-                panic!("not an i64")
-            };
+            let left = fuel_left(&mut mstore, get);
             let mspent = (1u64 << 40) - left as u64;
             match (&expected, &got) {
                 (Ok(expected), Ok(got)) => assert_eq!(got, expected, "seed {seed} `{name}`"),

@@ -93,11 +93,27 @@ pub enum Import {
 
 /// A host function, as [`ForeignRun::call`] takes it.
 #[derive(Clone, Copy)]
-pub struct HostFunction(HostFn);
+pub struct HostFunction {
+    call: HostFn,
+    name: &'static str,
+    may_wait: bool,
+}
+
+impl HostFunction {
+    /// Whether a call can answer [`HostCall::Wait`]. One that cannot may be linked
+    /// without a way to suspend the guest; should it need to wait all the same, the
+    /// call stops the guest with an error rather than answer `Wait`.
+    pub fn may_wait(&self) -> bool {
+        self.may_wait
+    }
+}
 
 impl std::fmt::Debug for HostFunction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HostFunction")
+        f.debug_struct("HostFunction")
+            .field("name", &self.name)
+            .field("may_wait", &self.may_wait)
+            .finish()
     }
 }
 
@@ -109,7 +125,12 @@ pub fn import(module: &str, name: &str) -> Option<Import> {
     if module == "wasi_snapshot_preview1" && name == "proc_exit" {
         return Some(Import::Exit);
     }
-    preview1::host_fn(module, name).map(|call| Import::Host(HostFunction(call)))
+    let (call, name) = preview1::host_fn(module, name)?;
+    Some(Import::Host(HostFunction {
+        call,
+        name,
+        may_wait: preview1::may_wait(module, name),
+    }))
 }
 
 /// How a host function call went.
@@ -196,7 +217,7 @@ impl ForeignRun {
         args: &[i64],
         memory: &mut dyn GuestMemory,
     ) -> HostCall {
-        let HostFunction(call) = function;
+        let call = function.call;
         match call(&mut Mem::new(memory), &mut self.wasi, args) {
             Ok(()) => HostCall::Return(0),
             Err(Fail::Errno(errno)) if errno == wasi::ERRNO_FAULT => {
@@ -207,6 +228,12 @@ impl ForeignRun {
             Err(Fail::Errno(errno)) => HostCall::Return(i32::from(errno.raw())),
             Err(Fail::Trap(message)) => HostCall::Stop(GuestError::Trap(message)),
             Err(Fail::Stop(stop)) => HostCall::Stop(stopped(stop)),
+            Err(Fail::Block(block)) if !function.may_wait => {
+                HostCall::Stop(GuestError::Trap(format!(
+                    "sandtab: `{}` had to wait ({block:?}), which it never should",
+                    function.name
+                )))
+            }
             Err(Fail::Block(block)) => {
                 let args = args.to_vec();
                 self.pending = Some(Pending {
@@ -343,5 +370,107 @@ impl ForeignRun {
         self.runner.slice_started_ns = self.runner.platform.monotonic_ns();
         self.given = i64::try_from(fuel).unwrap_or(i64::MAX);
         self.given
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Test code: a failed unwrap is a failed test.
+
+    use super::*;
+    use crate::{ClockMode, GuestEngine, NativeHost, RandomMode};
+    use sandtab_vfs::{ManualClock, Quota, SandboxFs, Timestamp};
+    use std::sync::Arc;
+
+    fn host(name: &str) -> HostFunction {
+        match import("wasi_snapshot_preview1", name) {
+            Some(Import::Host(function)) => function,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    fn foreign_run() -> ForeignRun {
+        let wasm =
+            wat::parse_str(r#"(module (memory (export "memory") 1) (func (export "_start")))"#);
+        let module = GuestEngine::new(100).compile(&wasm.unwrap(), None).unwrap();
+        let clock = Arc::new(ManualClock::new(Timestamp(1_700_000_000_000_000_000)));
+        let fs = Arc::new(SandboxFs::in_memory(clock, Quota::UNLIMITED, Vec::new()).unwrap());
+        let run = GuestRun {
+            args: vec!["t".into()],
+            env: Vec::new(),
+            fs,
+            preopens: Vec::new(),
+            limits: GuestLimits::default(),
+            clock: ClockMode::Real,
+            random: RandomMode::Real,
+            platform: Arc::new(NativeHost::default()),
+            observed: None,
+        };
+        ForeignRun::new(&module, run).unwrap()
+    }
+
+    /// A guest memory of plain bytes.
+    struct Bytes<'a>(&'a mut [u8]);
+
+    impl GuestMemory for Bytes<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn read(&self, offset: usize, into: &mut [u8]) -> bool {
+            self.0.read(offset, into)
+        }
+        fn write(&mut self, offset: usize, from: &[u8]) -> bool {
+            self.0.write(offset, from)
+        }
+    }
+
+    #[test]
+    fn the_functions_that_can_wait_are_marked() {
+        for name in [
+            "fd_read",
+            "fd_write",
+            "fd_pwrite",
+            "path_open",
+            "poll_oneoff",
+            "sched_yield",
+        ] {
+            assert!(host(name).may_wait(), "{name}");
+        }
+        for name in [
+            "clock_time_get",
+            "environ_get",
+            "fd_seek",
+            "path_filestat_get",
+            "random_get",
+        ] {
+            assert!(!host(name).may_wait(), "{name}");
+        }
+        match import("sandtab", "tool_call") {
+            Some(Import::Host(function)) => assert!(function.may_wait()),
+            other => panic!("tool_call: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_wait_where_none_was_expected_stops_the_guest() {
+        let mut run = foreign_run();
+        let mut memory = [0u8; 64];
+        let mut memory = Bytes(&mut memory);
+        // `sched_yield` always waits for the event loop: as it is linked, it says so ...
+        assert_eq!(
+            run.call(host("sched_yield"), &[], &mut memory),
+            HostCall::Wait
+        );
+        // ... and linked as if it never waited, it stops the guest instead of hanging it.
+        let never = HostFunction {
+            may_wait: false,
+            ..host("sched_yield")
+        };
+        match run.call(never, &[], &mut memory) {
+            HostCall::Stop(GuestError::Trap(message)) => {
+                assert!(message.contains("`sched_yield` had to wait"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

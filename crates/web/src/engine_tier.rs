@@ -154,7 +154,11 @@ async fn run_guest(
     shared.borrow_mut().memory = guest_memory(&instance);
     let fuel = sandtab_meter::FUEL_EXPORT;
     if let Some(foreign) = shared.borrow_mut().foreign.as_mut() {
-        set_fuel(&instance, fuel, foreign.first_fuel() as f64);
+        set_fuel(
+            &instance,
+            sandtab_meter::FUEL_SET_EXPORT,
+            foreign.first_fuel() as f64,
+        );
     }
     let mut entries: Vec<String> = module
         .start_export()
@@ -235,7 +239,7 @@ async fn serve(
             let left = fuel_left(instance, sandtab_meter::FUEL_EXPORT) as i64;
             let answer = match foreign.out_of_fuel(left, io).await {
                 Ok(fuel) => {
-                    set_fuel(instance, sandtab_meter::FUEL_EXPORT, fuel as f64);
+                    set_fuel(instance, sandtab_meter::FUEL_SET_EXPORT, fuel as f64);
                     Ok(JsValue::UNDEFINED)
                 }
                 Err(err) => Err(Ended::Stopped(err)),
@@ -286,6 +290,17 @@ impl Host {
         );
         set("link", link.as_ref());
         closures.push(Box::new(link));
+
+        let asked = shared.clone();
+        let may_wait = Closure::<dyn FnMut(u32) -> bool>::new(move |id: u32| {
+            asked
+                .borrow()
+                .functions
+                .get(id as usize)
+                .is_none_or(|function| function.may_wait())
+        });
+        set("mayWait", may_wait.as_ref());
+        closures.push(Box::new(may_wait));
 
         let called = shared.clone();
         let call =

@@ -5,8 +5,12 @@
 
 pub mod generate;
 
-use sandtab_meter::{FUEL_EXPORT, METER_MODULE, MeterOptions, Metered, OUT_OF_FUEL, instrument};
-use wasmi::{Caller, Config, Engine, Instance, Linker, Module, Store, Val};
+use sandtab_meter::{
+    FUEL_EXPORT, FUEL_SET_EXPORT, METER_MODULE, MeterOptions, Metered, OUT_OF_FUEL, instrument,
+};
+use wasmi::{
+    AsContextMut, Caller, Config, Engine, Extern, Func, Instance, Linker, Module, Store, Val,
+};
 
 /// The options the tests meter with: 1 GiB of memory, 100,000 table elements.
 pub const OPTIONS: MeterOptions = MeterOptions {
@@ -129,14 +133,10 @@ pub fn instantiate_metered(bytes: &[u8], host: Host) -> (Store<Host>, Instance) 
                 return Err(wasmi::Error::new("out of fuel"));
             }
             let slice = host.slice;
-            let Some(wasmi::Extern::Global(fuel)) = caller.get_export(FUEL_EXPORT) else {
-                return Err(wasmi::Error::new("no fuel global"));
-            };
-            let Val::I64(left) = fuel.get(&caller) else {
-                return Err(wasmi::Error::new("the fuel global is not an i64"));
-            };
+            let (get, set) = accessors_of(|name| caller.get_export(name));
+            let left = fuel_left(&mut caller, get);
             caller.data_mut().granted += slice - left;
-            fuel.set(&mut caller, Val::I64(slice)).unwrap();
+            set_fuel(&mut caller, set, slice);
             Ok(())
         })
         .unwrap();
@@ -147,16 +147,14 @@ pub fn instantiate_metered(bytes: &[u8], host: Host) -> (Store<Host>, Instance) 
 /// Calls `name` of a metered module with `initial` fuel in the global.
 pub fn run_metered(bytes: &[u8], name: &str, args: &[Val], initial: i64, host: Host) -> Outcome {
     let (mut store, instance) = instantiate_metered(bytes, host);
-    let fuel = instance.get_global(&store, FUEL_EXPORT).unwrap();
-    fuel.set(&mut store, Val::I64(initial)).unwrap();
+    let (get, set) = accessors(&store, &instance);
+    set_fuel(&mut store, set, initial);
     store.data_mut().granted = 0;
     store.data_mut().calls = 0;
     let func = instance.get_func(&store, name).unwrap();
     let mut results = results_for(&func, &store);
     let outcome = func.call(&mut store, args, &mut results);
-    let Val::I64(left) = fuel.get(&store) else {
-        panic!("the fuel global is not an i64")
-    };
+    let left = fuel_left(&mut store, get);
     let spent = initial + store.data().granted - left;
     Outcome {
         results: outcome
@@ -166,4 +164,31 @@ pub fn run_metered(bytes: &[u8], name: &str, args: &[Val], initial: i64, host: H
         out_of_fuel_calls: store.data().calls,
         logged: store.data().logged.clone(),
     }
+}
+
+/// A metered module's fuel reader and setter, from `export` (an instance's or a
+/// caller's exports).
+pub fn accessors_of(mut export: impl FnMut(&str) -> Option<Extern>) -> (Func, Func) {
+    let mut func = |name| export(name).and_then(Extern::into_func).expect(name);
+    (func(FUEL_EXPORT), func(FUEL_SET_EXPORT))
+}
+
+/// `instance`'s fuel reader and setter.
+pub fn accessors<T>(store: &Store<T>, instance: &Instance) -> (Func, Func) {
+    accessors_of(|name| instance.get_export(store, name))
+}
+
+/// The fuel left, read through the module's reader.
+pub fn fuel_left(ctx: impl AsContextMut, get: Func) -> i64 {
+    let mut out = [Val::I64(0)];
+    get.call(ctx, &[], &mut out).unwrap();
+    match out {
+        [Val::I64(left)] => left,
+        other => panic!("the fuel reader gave {other:?}"),
+    }
+}
+
+/// Sets the fuel through the module's setter.
+pub fn set_fuel(ctx: impl AsContextMut, set: Func, fuel: i64) {
+    set.call(ctx, &[Val::I64(fuel)], &mut []).unwrap();
 }

@@ -216,14 +216,35 @@ macro_rules! host_fn_table {
                         $arg as _
                     }),*)
                 };
-                return Some(call);
+                return Some((call, $name));
             }
         )* )*
         None
     }};
 }
 
-/// The host function `module.name` (not `proc_exit`, which ends the run instead).
-pub(crate) fn host_fn(module: &str, name: &str) -> Option<HostFn> {
+/// The host function `module.name` (not `proc_exit`, which ends the run instead), and
+/// its name as the list spells it.
+pub(crate) fn host_fn(module: &str, name: &str) -> Option<(HostFn, &'static str)> {
     host_functions!(host_fn_table!(module, name;))
+}
+
+/// The host functions that can wait (`Fail::Block`): for storage (`path_open` of
+/// contents not yet loaded), for the reader of a full stdout (`fd_write`, `fd_pwrite`),
+/// for stdin (`fd_read`, `poll_oneoff`), a sleep (`poll_oneoff`), the event loop
+/// (`sched_yield`) or the page (`tool_call`). The others answer at once, so the engine
+/// tier links them without a way to suspend the guest, which costs instantiation time.
+const MAY_WAIT: [(&str, &str); 7] = [
+    (WASI, "fd_read"),
+    (WASI, "fd_write"),
+    (WASI, "fd_pwrite"),
+    (WASI, "path_open"),
+    (WASI, "poll_oneoff"),
+    (WASI, "sched_yield"),
+    (SANDTAB, "tool_call"),
+];
+
+/// Whether host function `module.name` can wait (see [`MAY_WAIT`]).
+pub(crate) fn may_wait(module: &str, name: &str) -> bool {
+    MAY_WAIT.contains(&(module, name))
 }

@@ -24,7 +24,7 @@ mod poll;
 mod resolve;
 
 pub(crate) use fd::WasiCtx;
-pub(crate) use link::{HostFn, add_to_linker, host_fn, is_provided};
+pub(crate) use link::{HostFn, add_to_linker, host_fn, is_provided, may_wait};
 pub(crate) use memory::Mem;
 
 use crate::{Limit, NonLending};
