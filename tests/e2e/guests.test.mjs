@@ -125,6 +125,45 @@ for (const name of browserNames) {
       assert.match(line, /programs run on the browser's engine/);
     });
 
+    test('CPython and QuickJS answer the same on the interpreter as on the engine', async () => {
+      const scripts = [
+        `python3 -c 'import json, sys; print(json.dumps({"argv": sys.argv}))' a b`,
+        `printf 'x,1\\ny,2\\n' > t.csv; python3 -c 'import csv; print(sum(int(r[1]) for r in csv.reader(open("t.csv"))))'`,
+        `echo hello | python3 -c 'import sys; print(sys.stdin.read().upper(), end="")' | wc -c`,
+        `python3 -c 'raise SystemExit(7)'; echo "status $?"`,
+        `python3 -c 'import os; open("made.txt", "w").write("py"); print(sorted(os.listdir(".")))'`,
+        `qjs -e 'console.log([1, 2, 3].map((n) => n * n).join(" "))'`,
+      ];
+      const seen = await page.evaluate(async (scripts) => {
+        const { Sandbox } = window.sandtab;
+        const programs = [
+          { names: ['python3', 'python'], url: 'guests/python.wasm' },
+          { names: ['qjs'], url: 'guests/quickjs.wasm' },
+        ];
+        const runs = {};
+        for (const guestTier of ['engine', 'interpreter']) {
+          const box = await Sandbox.create({ name: `same-${guestTier}`, storage: 'memory', programs, guestTier });
+          runs[guestTier] = { tier: (await box.info()).guestTier, outputs: [] };
+          for (const script of scripts) {
+            const r = await box.exec(script);
+            runs[guestTier].outputs.push({ script, stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode });
+          }
+          box.terminate();
+        }
+        return runs;
+      }, scripts);
+      assert.equal(seen.engine.tier, 'engine');
+      assert.equal(seen.interpreter.tier, 'interpreter');
+      assert.deepEqual(seen.interpreter.outputs, seen.engine.outputs);
+      const [argv, csv, piped, exit, listing, qjs] = seen.engine.outputs;
+      assert.equal(argv.stdout, '{"argv": ["-c", "a", "b"]}\n', JSON.stringify(argv));
+      assert.equal(csv.stdout, '3\n');
+      assert.equal(piped.stdout.trim(), '6');
+      assert.equal(exit.stdout, 'status 7\n');
+      assert.equal(listing.stdout, "['made.txt', 't.csv']\n");
+      assert.equal(qjs.stdout, '1 4 9\n');
+    });
+
     test('metered programs are kept across reloads; a stale or broken copy is not used', async () => {
       const guestLimits = { memoryBytes: 256 * 2 ** 20 };
       const run = () =>
