@@ -207,6 +207,7 @@ export class Sandbox {
       stdoutTotal: raw.stdoutTotal,
       stderrTotal: raw.stderrTotal,
       saveError: raw.saveError,
+      guestTier: raw.guestTier,
     };
   }
 

@@ -430,6 +430,9 @@ export interface ExecResult {
   stderrTotal: number;
   /** Set when the command's file changes could not be saved to storage. */
   saveError: SaveError | null;
+  /** The engine the command's guest programs ran on (`'engine'`: the browser's own,
+   * metered; `'interpreter'`: wasmi), or null when it ran none. */
+  guestTier: GuestTier | null;
 }
 
 export interface DirEntry {

@@ -1,6 +1,7 @@
 //! Running a script in a session: the exec options checked once, the session chosen,
 //! per-exec guest limits set and put back, the cancel handle kept, the exec audited.
 
+use crate::config::GuestTier;
 use crate::error::{RuntimeError, RuntimeResult};
 use crate::protocol::{ExecRequest, ExecResult};
 use crate::sandbox::{OutputSink, Sandbox};
@@ -12,7 +13,10 @@ pub async fn exec(
     request: ExecRequest,
     output: OutputSink<'_>,
 ) -> RuntimeResult<ExecResult> {
-    run(sandbox, &request, output).await.map(result)
+    let tier = sandbox.guest_tier();
+    run(sandbox, &request, output)
+        .await
+        .map(|outcome| result(outcome, tier))
 }
 
 /// The shell's outcome of running `request` (the `bash` tool wants it unconverted).
@@ -69,8 +73,8 @@ pub(crate) async fn run(
     Ok(outcome)
 }
 
-/// The shell's outcome as the protocol gives it.
-pub(crate) fn result(outcome: ExecOutcome) -> ExecResult {
+/// The shell's outcome as the protocol gives it; `tier` runs the sandbox's guests.
+pub(crate) fn result(outcome: ExecOutcome, tier: GuestTier) -> ExecResult {
     let stdout_note = outcome.truncation_note(Stream::Stdout);
     let stderr_note = outcome.truncation_note(Stream::Stderr);
     ExecResult {
@@ -82,6 +86,7 @@ pub(crate) fn result(outcome: ExecOutcome) -> ExecResult {
         stdout_total: outcome.stdout_total,
         stderr_total: outcome.stderr_total,
         save_error: outcome.save_error.map(Into::into),
+        guest_tier: outcome.ran_guest.then_some(tier),
         stdout: outcome.stdout.into(),
         stderr: outcome.stderr.into(),
     }

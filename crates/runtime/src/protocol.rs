@@ -263,6 +263,9 @@ pub struct ExecResult {
     pub stderr_note: Option<String>,
     /// Set when storage refused to save the command's changes.
     pub save_error: Option<RuntimeError>,
+    /// The engine the command's guest programs ran on; null when it ran none.
+    #[serde(default)]
+    pub guest_tier: Option<crate::config::GuestTier>,
 }
 
 /// A directory entry.

@@ -238,6 +238,14 @@ impl Sandbox {
         }
     }
 
+    /// The engine this sandbox's guest programs run on.
+    pub fn guest_tier(&self) -> crate::config::GuestTier {
+        match self.platform.guest_host().engine_tier() {
+            Some(_) => crate::config::GuestTier::Engine,
+            None => crate::config::GuestTier::Interpreter,
+        }
+    }
+
     /// Answers a query (an op that only reads memory) at once, even while an exec runs.
     pub fn query(&self, op: &Op) -> RuntimeResult<Reply> {
         Ok(match op {
@@ -259,10 +267,7 @@ impl Sandbox {
             Op::Info => Reply::Info {
                 name: self.name.clone(),
                 storage: self.storage,
-                guest_tier: match self.platform.guest_host().engine_tier() {
-                    Some(_) => crate::config::GuestTier::Engine,
-                    None => crate::config::GuestTier::Interpreter,
-                },
+                guest_tier: self.guest_tier(),
             },
             Op::Snapshots => Reply::Snapshots {
                 snapshots: self.fs.snapshots().iter().map(snapshot_entry).collect(),

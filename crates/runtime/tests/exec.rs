@@ -43,6 +43,36 @@ fn an_exec_gives_output_and_status_and_streams_as_it_runs() {
 }
 
 #[test]
+fn an_exec_says_which_engine_ran_its_guests() {
+    // `(module (func (export "_start")))`
+    const EMPTY_GUEST: [u8; 36] = [
+        0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60, 0x00, 0x00, 0x03,
+        0x02, 0x01, 0x00, 0x07, 0x0a, 0x01, 0x06, b'_', b's', b't', b'a', b'r', b't', 0x00, 0x00,
+        0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b,
+    ];
+    let platform = FakePlatform::new();
+    let sandbox = open(json!({}), &platform).unwrap();
+    run_json(
+        &sandbox,
+        json!({"op": "writeFile", "path": "/home/agent/t.wasm", "data": EMPTY_GUEST.to_vec()}),
+    )
+    .unwrap();
+    let ran = exec(&sandbox, "./t.wasm && echo ran");
+    assert_eq!(
+        (ran.stdout.as_str(), ran.code),
+        ("ran\n", 0),
+        "{}",
+        ran.stderr
+    );
+    // Natively guests run on the interpreter.
+    assert_eq!(
+        ran.result.guest_tier,
+        Some(sandtab_runtime::GuestTier::Interpreter)
+    );
+    assert_eq!(exec(&sandbox, "echo no guest").result.guest_tier, None);
+}
+
+#[test]
 fn sessions_keep_their_state_and_fresh_ones_do_not() {
     let platform = FakePlatform::new();
     let sandbox = open(json!({}), &platform).unwrap();

@@ -42,6 +42,8 @@ pub(crate) struct Guests {
     by_path: Mutex<BTreeSet<String>>,
     /// What guests observe of time and randomness when it is not the host's (a tape).
     observed: Mutex<Option<Arc<dyn sandtab_wasi::Platform>>>,
+    /// Guest runs started so far: an exec that moved it ran one.
+    runs: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Guests {
@@ -51,6 +53,11 @@ impl std::fmt::Debug for Guests {
 }
 
 impl Guests {
+    /// Guest runs started so far.
+    pub(crate) fn runs(&self) -> u64 {
+        self.runs.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Guests observe `platform`'s time and randomness from now on.
     pub(crate) fn observe(&self, platform: Arc<dyn sandtab_wasi::Platform>) {
         *self.observed.lock().unwrap_or_else(|e| e.into_inner()) = Some(platform);
@@ -88,6 +95,7 @@ impl Guests {
             registry,
             by_path: Mutex::default(),
             observed: Mutex::default(),
+            runs: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -363,6 +371,9 @@ impl Command for GuestCommand {
             gate: guests.gate.clone(),
             cancel: guests.cancel.clone(),
         };
+        guests
+            .runs
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let outcome = match guests.host.engine_tier() {
             Some(tier) => tier.run(&source, &module, run, &mut io).await,
             None => sandtab_wasi::run(&guests.engine, &module, run, &mut io).await,

@@ -70,6 +70,8 @@ pub struct ExecOutcome {
     /// Why the exec's file changes could not be saved to storage, if they could not.
     /// They stay in memory and are saved by the next exec that succeeds in saving.
     pub save_error: Option<sandtab_vfs::VfsError>,
+    /// Whether a guest program (a WebAssembly module) ran in the exec.
+    pub ran_guest: bool,
 }
 
 impl ExecOutcome {
@@ -427,6 +429,7 @@ impl Shell {
             .cancellation_token()
             .store(false, Ordering::SeqCst);
         self.guests.prepare(script, &self.cwd, &self.path_var).await;
+        let guest_runs = self.guests.runs();
         let seed = self.random_seed();
         let writes = self.fs.mem().write_budget();
         writes.start(
@@ -504,6 +507,7 @@ impl Shell {
             stdout_total: collected.stdout_total,
             stderr_total: collected.stderr_total,
             save_error,
+            ran_guest: self.guests.runs() != guest_runs,
         }
     }
 }

@@ -88,6 +88,17 @@ async fn a_wasm_file_runs_by_path_and_streams_through_a_pipeline(tier: &str) {
     )
     .await;
     assert_eq!(out.stdout.trim(), "5000", "{}", out.stderr);
+    // The result says which engine ran the command's guests, and nothing for none.
+    let tier_of = |script: &str| {
+        let op = json!({"op": "exec", "script": script});
+        let sandbox = &sandbox;
+        async move {
+            let result = common::try_run(sandbox, op).await.unwrap();
+            common::field(&result, "guestTier").as_string()
+        }
+    };
+    assert_eq!(tier_of("./hello.wasm").await.as_deref(), Some(tier));
+    assert_eq!(tier_of("echo no guest").await, None);
 }
 
 async fn a_guest_limit_gives_137_and_a_per_command_override_applies(tier: &str) {

@@ -120,7 +120,11 @@ stdoutNote: string | null, stderrNote: string | null,
 /**
  * Set when storage refused to save the command's changes.
  */
-saveError: RuntimeError | null, };
+saveError: RuntimeError | null, 
+/**
+ * The engine the command's guest programs ran on; null when it ran none.
+ */
+guestTier: GuestTier | null, };
 
 export type DirEntry = { name: string, 
 /**
