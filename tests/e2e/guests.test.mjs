@@ -196,6 +196,45 @@ for (const name of browserNames) {
       assert.ok(stored > 1_000_000, `the broken copy was replaced (${stored} bytes)`);
     });
 
+    test('sqlite3 keeps a database in the sandbox, journal included, across a reload', async () => {
+      const { page: db, errors: dbErrors } = await openPage(browser, `${server.url}?sandbox=sqlite-${Date.now()}`);
+      await waitForScreen(db, (rows) => promptCount(rows) === 1, 'the first prompt');
+      const run = (script) =>
+        db.evaluate(async (s) => {
+          const r = await window.sandtab.sandbox.exec(s);
+          return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+        }, script);
+      const write = await run(`mkdir -p data && cd data && python3 -c '
+import sqlite3, os
+db = sqlite3.connect("notes.db")
+db.execute("create table notes(id integer primary key, text text)")
+with db:
+    db.executemany("insert into notes(text) values (?)", [("n%d" % i,) for i in range(500)])
+# a transaction still open shows its rollback journal and its lock (SQLite on WASI
+# locks with a directory) beside the database
+db.execute("insert into notes(text) values (?)", ("pending",))
+print(sorted(os.listdir(".")))
+db.rollback()
+db.execute("pragma journal_mode=wal")
+with db:
+    db.execute("update notes set text = ? where id = 1", ("first",))
+db.close()
+print(sorted(os.listdir(".")))
+'`);
+      assert.equal(write.stdout, "['notes.db', 'notes.db-journal', 'notes.db.lock']\n['notes.db']\n", write.stderr);
+      await db.reload();
+      await waitForScreen(db, (rows) => promptCount(rows) === 1, 'the prompt after the reload');
+      const read = await run(`cd data && python3 -c '
+import sqlite3
+db = sqlite3.connect("notes.db")
+print(db.execute("select count(*), min(text), (select text from notes where id = 1) from notes").fetchone())
+print(db.execute("pragma integrity_check").fetchone()[0])
+'`);
+      assert.equal(read.stdout, "(500, 'first', 'first')\nok\n", read.stderr);
+      assert.deepEqual(dbErrors, []);
+      await db.close();
+    });
+
     test('no page errors', () => {
       assert.deepEqual(errors, []);
     });

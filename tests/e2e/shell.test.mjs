@@ -68,6 +68,52 @@ for (const name of browserNames) {
       assert.match(streamed.tail, /\[sandtab: stdout truncated: the first 4096 of 1288895 bytes are shown\]\n$/);
     });
 
+    test('stdin: a string, bytes, a stream written while it runs, an async iterable', async () => {
+      const results = await page.evaluate(async () => {
+        const box = window.sandtab.sandbox;
+        const out = {};
+        out.text = (await box.exec('read first; echo "<$first>"; tr a-z A-Z', { stdin: 'one\ntwo\n' })).stdout;
+        out.bytes = (await box.exec('wc -c', { stdin: new Uint8Array([0, 1, 2, 255]) })).stdout.trim();
+        // A stream the page writes while the command runs: each read waits for a line.
+        let push;
+        const stream = new ReadableStream({ start: (c) => (push = c) });
+        const seen = [];
+        const running = box.exec('while read line; do echo "got $line"; done; echo end', {
+          stdin: stream,
+          onStdout: (text) => seen.push(text),
+        });
+        push.enqueue('a\n');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        out.firstSeenBeforeEnd = seen.join('');
+        push.enqueue(new TextEncoder().encode('b\n'));
+        push.close();
+        out.stream = (await running).stdout;
+        async function* lines() {
+          yield 'x\n';
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          yield 'y\n';
+        }
+        out.iterable = (await box.exec('python3 -c "import sys; print(sys.stdin.read().split())"', { stdin: lines() })).stdout;
+        out.input = (await box.exec('python3 -c "print(input(\'word? \')[::-1])"', { stdin: 'stressed\n' })).stdout;
+        // What the script set stays in the session, as without stdin.
+        await box.exec('read kept', { stdin: 'value\n' });
+        out.kept = (await box.exec('echo "$kept"')).stdout;
+        // Without stdin, a reader sees end of file at once.
+        out.none = (await box.exec('cat; echo rc=$?')).stdout;
+        return out;
+      });
+      assert.deepEqual(results, {
+        text: '<one>\nTWO\n',
+        bytes: '4',
+        firstSeenBeforeEnd: 'got a\n',
+        stream: 'got a\ngot b\nend\n',
+        iterable: "['x', 'y']\n",
+        input: 'word? desserts\n',
+        kept: 'value\n',
+        none: 'rc=0\n',
+      });
+    });
+
     test('bad exec options are refused with a clear message and change nothing', async () => {
       const message = await page.evaluate(() =>
         window.sandtab.sandbox.exec('echo no', { session: '../x' }).then(

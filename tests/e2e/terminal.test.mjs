@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
-import { DEMO_ROOT, promptCount, typeLine, waitForScreen } from './screen.mjs';
+import { DEMO_ROOT, promptCount, screen, typeLine, waitForScreen } from './screen.mjs';
 
 const ROOT = DEMO_ROOT;
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
@@ -100,6 +100,51 @@ for (const name of browserNames) {
       const rows = await waitForScreen(page, (r) => promptCount(r) === 6, 'the syntax error');
       assert.ok(rows.some((row) => row.includes('bash: -c: line 1: syntax error near unexpected token')), rows.join('\n'));
       assert.deepEqual(await page.evaluate(() => window.commandEnds), [{ command: 'if then fi (', exitCode: 2, saveError: null }]);
+    });
+
+    test('a program reads the lines typed to it; python3 is interactive; Ctrl-D ends it', async () => {
+      // A clear screen, so that prompts are counted from one (Ctrl-L, as in bash).
+      const clear = async () => {
+        await page.keyboard.down('Control');
+        await page.keyboard.press('l');
+        await page.keyboard.up('Control');
+        await waitForScreen(page, (r) => promptCount(r) === 1 && r.filter(Boolean).length === 1, 'a clear screen');
+      };
+      await page.focus('#terminal .xterm-helper-textarea');
+      await clear();
+      await typeLine(page, 'python3 -c "print(input(\'word? \')[::-1])"');
+      await waitForScreen(page, (r) => r.some((row) => row.startsWith('word?')), "python's prompt", 60_000);
+      await page.keyboard.type('stresxx');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.press('Backspace');
+      await page.keyboard.type('sed');
+      await page.keyboard.press('Enter');
+      let rows = await waitForScreen(page, (r) => promptCount(r) === 2, 'python to end', 30_000);
+      assert.ok(rows.includes('word? stressed'), rows.join('\n'));
+      assert.ok(rows.includes('desserts'), rows.join('\n'));
+
+      // The interactive interpreter: prompts, a block, Ctrl-D to leave; what a shell
+      // function runs meanwhile does not wait for the terminal.
+      await clear();
+      await typeLine(page, 'f() { echo in-f; }; f; python3');
+      await waitForScreen(page, (r) => r.some((row) => row.startsWith('>>>')), 'the >>> prompt', 30_000);
+      // Each line once Python asks for it (`>>>`, or `...` inside the block).
+      const asking = (rows) => ['>>>', '...'].includes(rows.filter(Boolean).at(-1));
+      for (const line of ['x = 6', 'for i in range(2):', '    print(x * 7 + i)', '']) {
+        const before = (await screen(page)).filter(Boolean).length;
+        await page.keyboard.type(line);
+        await page.keyboard.press('Enter');
+        await waitForScreen(page, (r) => r.filter(Boolean).length > before && asking(r), `python to ask after ${JSON.stringify(line)}`, 30_000);
+      }
+      await waitForScreen(page, (r) => r.includes('43'), 'the block to run', 30_000);
+      await page.keyboard.down('Control');
+      await page.keyboard.press('d');
+      await page.keyboard.up('Control');
+      rows = await waitForScreen(page, (r) => promptCount(r) === 2, 'Ctrl-D to end python3', 30_000);
+      assert.ok(rows.includes('in-f'), rows.join('\n'));
+      assert.ok(rows.some((row) => row.startsWith('Python 3.12')), rows.join('\n'));
+      assert.ok(rows.includes('>>> x = 6'), rows.join('\n'));
+      assert.ok(rows.includes('42'), rows.join('\n'));
     });
 
     test('nothing was logged as an error', () => {

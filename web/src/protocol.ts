@@ -37,6 +37,8 @@ export type ToWorker =
   // `stream`: send an exec's output as it is written (else it comes with the result).
   | { type: 'op'; v: number; id: number; op: Op; stream?: boolean }
   | { type: 'cancel' }
+  // Standard input of an exec that has `stdinStream: stream`: bytes, then `end`.
+  | { type: 'stdin'; stream: number; data?: Uint8Array; end?: boolean }
   // The page's answer to a guest's host call.
   | { type: 'hostCallResult'; callId: number; value?: string; error?: string }
   // The page's answer to a network request (`error`: a code and a message).
@@ -51,6 +53,8 @@ export type FromWorker =
   | { type: 'output'; id: number; stream: 'stdout' | 'stderr'; data: Uint8Array }
   | { type: 'result'; id: number; value: Reply }
   | { type: 'error'; id: number; message: string; code?: string }
+  // A stdin stream's chunk was refused (too much written and not read); its exec is cancelled.
+  | { type: 'stdinError'; stream: number; message: string; code?: string }
   // The runtime panicked or trapped: every pending and later call fails with
   // SANDBOX_CRASHED, and the worker ends (see worker.ts `crash`).
   | { type: 'crashed'; message: string }

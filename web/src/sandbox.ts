@@ -81,6 +81,9 @@ export class Sandbox {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
+  /** The number of the next exec's stdin stream, and the pumps of those running. */
+  #nextStdin = 1;
+  #stdinPumps = new Map<number, StdinPump>();
   #dead: SandboxError | null = null;
 
   readonly #onProgress?: (event: ProgressEvent) => void;
@@ -188,13 +191,34 @@ export class Sandbox {
         if (handler) handler(decoders[stream].decode(data, { stream: true }));
       };
     }
-    const { guestLimits, session, fresh, maxOutputBytes } = options;
+    const { guestLimits, session, fresh, maxOutputBytes, stdin, tty } = options;
     const request: ExecRequest = { script };
     if (guestLimits !== undefined) request.guestLimits = guestLimits;
     if (session !== undefined) request.session = session;
     if (fresh !== undefined) request.fresh = fresh;
     if (maxOutputBytes !== undefined) request.maxOutputBytes = maxOutputBytes;
-    const raw = await this.#run({ op: 'exec', ...request }, 'exec', onOutput);
+    let pump: StdinPump | undefined;
+    if (typeof stdin === 'string') request.stdin = new TextEncoder().encode(stdin);
+    else if (stdin instanceof Uint8Array) request.stdin = stdin;
+    else if (stdin !== undefined && stdin !== null) {
+      const stream = this.#nextStdin++;
+      request.stdinStream = stream;
+      pump = new StdinPump(stream, stdin, (message) => {
+        if (this.#dead === null) this.#worker.postMessage(message);
+      });
+      this.#stdinPumps.set(stream, pump);
+    }
+    if (tty === true) request.tty = true;
+    let raw: ReplyOf<'exec'>;
+    try {
+      const running = this.#run({ op: 'exec', ...request }, 'exec', onOutput);
+      pump?.start();
+      raw = await running;
+    } finally {
+      pump?.stop();
+      if (pump) this.#stdinPumps.delete(pump.stream);
+    }
+    if (pump?.error) throw pump.error;
     const text = (bytes: Uint8Array, note: string | null) => (bytes.length === 0 ? '' : UTF8.decode(bytes)) + (note ?? '');
     return {
       stdout: text(raw.stdout, raw.stdoutNote),
@@ -527,6 +551,10 @@ export class Sandbox {
 
   #receive(reply: FromWorker): void {
     if (reply.type === 'ready' || reply.type === 'initError') return;
+    if (reply.type === 'stdinError') {
+      this.#stdinPumps.get(reply.stream)?.fail(new SandboxError(reply.message, reply.code ?? 'EINVAL'));
+      return;
+    }
     if (reply.type === 'crashed') {
       this.#crash(reply.message);
       return;
@@ -673,4 +701,62 @@ function withoutSecrets(doc: CapabilityDocument | undefined): {
     return { ...grant, headers };
   });
   return { document: { ...doc, network: { ...doc.network, allow: stripped as never } }, secrets };
+}
+
+/** A source of an exec's standard input that is written while it runs. */
+export type StdinSource = ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string>;
+
+/** Reads an exec's stdin source and sends it to the worker, beside the exec's queue;
+ * stops (cancelling the source) when the exec ends. */
+class StdinPump {
+  error: SandboxError | undefined;
+  #stopped = false;
+  #reader: ReadableStreamDefaultReader<Uint8Array | string> | undefined;
+  readonly #encoder = new TextEncoder();
+
+  constructor(
+    readonly stream: number,
+    private readonly source: StdinSource,
+    private readonly send: (message: ToWorker) => void,
+  ) {}
+
+  start(): void {
+    void this.#pump().catch((err: unknown) => {
+      if (!this.#stopped) this.fail(new SandboxError(`stdin: reading the source failed: ${err instanceof Error ? err.message : String(err)}`, 'EIO'));
+    });
+  }
+
+  async #pump(): Promise<void> {
+    const chunks = this.#chunks();
+    for await (const chunk of chunks) {
+      if (this.#stopped) return;
+      const data = typeof chunk === 'string' ? this.#encoder.encode(chunk) : chunk;
+      if (!(data instanceof Uint8Array)) throw new TypeError('stdin chunks must be strings or Uint8Array');
+      if (data.length > 0) this.send({ type: 'stdin', stream: this.stream, data });
+    }
+    if (!this.#stopped) this.send({ type: 'stdin', stream: this.stream, end: true });
+  }
+
+  async *#chunks(): AsyncGenerator<Uint8Array | string> {
+    if (typeof ReadableStream !== 'undefined' && this.source instanceof ReadableStream) {
+      this.#reader = this.source.getReader();
+      for (;;) {
+        const { done, value } = await this.#reader.read();
+        if (done) return;
+        yield value;
+      }
+    }
+    yield* this.source as AsyncIterable<Uint8Array | string>;
+  }
+
+  fail(error: SandboxError): void {
+    this.error ??= error;
+    this.stop();
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    void this.#reader?.cancel().catch(() => {});
+  }
 }

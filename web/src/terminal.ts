@@ -64,6 +64,9 @@ export class SandtabTerminal extends HTMLElement {
   #term: Terminal | null = null;
   #editor = new LineEditor();
   #running = false;
+  /** The running command's stdin, and the line being typed to it. */
+  #stdin: ReadableStreamDefaultController<string> | null = null;
+  #cooked = '';
   #typeAhead: string[] = [];
   #endsWithNewline = true;
   #ready: Promise<void> | null = null;
@@ -224,6 +227,9 @@ export class SandtabTerminal extends HTMLElement {
           this.#term?.write('^C\r\n');
           this.#sandbox?.cancel();
           this.#typeAhead = [];
+          this.#cooked = '';
+        } else if (this.#stdin) {
+          this.#stdinKey(key);
         } else {
           this.#typeAhead.push(key);
         }
@@ -231,6 +237,41 @@ export class SandtabTerminal extends HTMLElement {
       }
       // Starting a command sets #running at once, so keys after Enter wait for it.
       this.#key(key);
+    }
+  }
+
+  /** A key while a command runs: the terminal's line discipline, as a tty's cooked
+   * mode. Keys are echoed and edited (Backspace, Ctrl-U) on a line that Enter sends to
+   * the program reading the terminal (`python3`, its `input()`); Ctrl-D sends the line
+   * without a newline, or, on an empty line, ends the input (end of file). */
+  #stdinKey(key: string): void {
+    const term = this.#term;
+    const stdin = this.#stdin;
+    if (!term || !stdin) return;
+    if (key === '\r') {
+      term.write('\r\n');
+      stdin.enqueue(this.#cooked + '\n');
+      this.#cooked = '';
+    } else if (key === '\x04') {
+      if (this.#cooked === '') {
+        stdin.close();
+        this.#stdin = null;
+      } else {
+        stdin.enqueue(this.#cooked);
+        this.#cooked = '';
+      }
+    } else if (key === '\x7f' || key === '\b') {
+      const chars = [...this.#cooked];
+      if (chars.length === 0) return;
+      chars.pop();
+      this.#cooked = chars.join('');
+      term.write('\b \b');
+    } else if (key === '\x15') {
+      term.write('\b \b'.repeat([...this.#cooked].length));
+      this.#cooked = '';
+    } else if (!key.startsWith('\x1b') && key >= ' ') {
+      this.#cooked += key;
+      term.write(key);
     }
   }
 
@@ -306,8 +347,16 @@ export class SandtabTerminal extends HTMLElement {
     this.#endsWithNewline = true;
     let exitCode = -1;
     let saveError: SaveError | null = null;
+    // The command's stdin is the terminal: what is typed while it runs (see #stdinKey).
+    const stdin = new ReadableStream<string>({
+      start: (controller) => {
+        this.#stdin = controller;
+      },
+    });
     try {
       const result = await sandbox.exec(line, {
+        stdin,
+        tty: true,
         onOutput: (_stream, bytes) => {
           if (bytes.length === 0) return;
           this.#endsWithNewline = bytes[bytes.length - 1] === 0x0a;
@@ -319,13 +368,16 @@ export class SandtabTerminal extends HTMLElement {
     } catch (err) {
       term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
     }
+    this.#stdin = null;
     if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');
     this.#running = false;
     term.write(PROMPT);
     this.dispatchEvent(
       new CustomEvent<CommandEndDetail>('command-end', { detail: { command: line, exitCode, saveError }, bubbles: true }),
     );
-    const pending = this.#typeAhead;
+    // A line typed and not sent stays, as type-ahead for the prompt.
+    const pending = [...this.#cooked, ...this.#typeAhead];
+    this.#cooked = '';
     this.#typeAhead = [];
     for (const key of pending) {
       if (this.#running) this.#typeAhead.push(key);

@@ -403,6 +403,20 @@ export interface ExecOptions {
   /** Bytes of stdout, and separately of stderr, to keep in this result (default: the
    * sandbox's `limits.maxOutputBytes`, 1 MiB). */
   maxOutputBytes?: number;
+  /** The script's standard input (what its first command reads when nothing in the
+   * script pipes into it; empty when left out): a string (sent as UTF-8) or bytes given
+   * whole, or a `ReadableStream` or async iterable of strings or bytes read while the
+   * command runs, so that `read`, `input()` or a REPL wait for each chunk and see end
+   * of file when it ends. At most 16 MiB may be written ahead of what the command has
+   * read; past that the command is cancelled and the exec rejects. A sandbox that
+   * records takes stdin only whole. */
+  stdin?: string | Uint8Array | ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string>;
+  /** The `stdin` stream is a terminal typed into (what `<sandtab-terminal>` does): the
+   * script's own commands (`read`, a function) see an empty stdin, so nothing waits for
+   * the terminal to end, and a program whose stdin is that empty one (`python3`, a
+   * `.wasm` file) reads the terminal line by line and sees a terminal (`isatty`), so a
+   * bare `python3` is the interactive interpreter. Needs a stream `stdin`. */
+  tty?: boolean;
 }
 
 export interface ExecResult {

@@ -323,6 +323,17 @@ async function handle(request: ToWorker): Promise<void> {
     case 'cancel':
       sandbox?.cancel();
       return;
+    case 'stdin':
+      // Beside the queue, like cancel: the exec may be reading already.
+      try {
+        if (request.data !== undefined) sandbox?.writeStdin(request.stream, request.data);
+        if (request.end === true) sandbox?.endStdin(request.stream);
+      } catch (err) {
+        // More than the bound written and not read: stop the command rather than lose input.
+        post({ type: 'stdinError', stream: request.stream, ...describe(err) });
+        sandbox?.cancel();
+      }
+      return;
     case 'hostCallResult': {
       const waiting = hostCalls.get(request.callId);
       hostCalls.delete(request.callId);

@@ -148,6 +148,7 @@ async fn run_program(
         random: sandtab_wasi::RandomMode::Real,
         platform: Arc::new(NativeHost::default()),
         observed: None,
+        stdin_terminal: false,
     };
     let outcome = sandtab_wasi::run(&engine, &module, run, &mut ProcessIo).await;
     Ok(outcome.exit_code)

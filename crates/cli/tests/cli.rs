@@ -206,3 +206,41 @@ fn sh_runs_a_script_file_with_its_arguments_and_status() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "a-b\n");
 }
+
+/// A stdin left open and idle (a terminal nobody types into, `sleep | sandtab sh`) does
+/// not keep `sh` waiting once the script has ended, whether it ran to its end or called
+/// `exit`; what the script printed and its status are kept.
+#[test]
+fn sh_ends_with_its_script_while_stdin_stays_open() {
+    #![allow(clippy::disallowed_methods)] // The test holds the child's stdin open.
+    for (script, stdout, code) in [
+        ("read line; echo \"got $line\"", "got first\n", 0),
+        ("read line; echo \"$line\"; exit 3", "first\n", 3),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sandtab"))
+            .args(["sh", "-c", script])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"first\n").unwrap();
+        // The script must end while stdin is still open.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "`{script}` still runs with stdin open and idle"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&output.stdout), stdout, "{script}");
+        assert_eq!(status.code(), Some(code), "{script}");
+    }
+}

@@ -20,12 +20,29 @@ pub async fn exec(
 }
 
 /// The shell's outcome of running `request` (the `bash` tool wants it unconverted).
-// Holding the `RefCell` borrow across the await is the point: it marks the sandbox busy
-// for the whole exec, and a second exec meanwhile gets `EBUSY` from `try_borrow_mut`.
-#[allow(clippy::await_holding_refcell_ref)]
 pub(crate) async fn run(
     sandbox: &Sandbox,
     request: &ExecRequest,
+    output: OutputSink<'_>,
+) -> RuntimeResult<ExecOutcome> {
+    // The exec's stdin stream ends with it, refused or not: later chunks are dropped.
+    let stream = request
+        .stdin_stream
+        .map(|n| (n, sandbox.stdin.borrow_mut().start(n)));
+    let outcome = run_in_session(sandbox, request, stream.as_ref(), output).await;
+    if let Some((n, _)) = stream {
+        sandbox.stdin.borrow_mut().finish(n);
+    }
+    outcome
+}
+
+// Holding the `RefCell` borrow across the await is the point: it marks the sandbox busy
+// for the whole exec, and a second exec meanwhile gets `EBUSY` from `try_borrow_mut`.
+#[allow(clippy::await_holding_refcell_ref)]
+async fn run_in_session(
+    sandbox: &Sandbox,
+    request: &ExecRequest,
+    stream: Option<&(u32, Option<std::sync::Arc<crate::stdin::Pipe>>)>,
     output: OutputSink<'_>,
 ) -> RuntimeResult<ExecOutcome> {
     let mut sessions = sandbox
@@ -35,6 +52,16 @@ pub(crate) async fn run(
     if request.fresh && request.session.is_some() {
         return Err(RuntimeError::invalid(
             "exec options: give either session or fresh, not both",
+        ));
+    }
+    if request.stdin.is_some() && request.stdin_stream.is_some() {
+        return Err(RuntimeError::invalid(
+            "exec options: give either stdin or stdinStream, not both",
+        ));
+    }
+    if request.tty && request.stdin_stream.is_none() {
+        return Err(RuntimeError::invalid(
+            "exec options: tty needs the terminal's input as stdinStream",
         ));
     }
     let cap = request
@@ -56,9 +83,30 @@ pub(crate) async fn run(
         shell.set_guest_limits(limits)?;
     }
     *sandbox.cancel.borrow_mut() = Some(shell.cancel_handle());
-    let outcome = shell
-        .exec_with_output_cap(&request.script, None, cap, output)
-        .await;
+    let stdin = request.stdin.clone().map(|bytes| bytes.0);
+    let outcome = match stream {
+        Some((_, Some(pipe))) if request.tty => {
+            shell
+                .exec_in_terminal(&request.script, pipe.clone(), cap, output)
+                .await
+        }
+        Some((_, Some(pipe))) => {
+            shell
+                .exec_with_stdin_stream_cap(&request.script, pipe.clone(), cap, output)
+                .await
+        }
+        // A stream that already finished: nothing will come.
+        Some((_, None)) => {
+            shell
+                .exec_with_output_cap(&request.script, Some(Vec::new()), cap, output)
+                .await
+        }
+        None => {
+            shell
+                .exec_with_output_cap(&request.script, stdin, cap, output)
+                .await
+        }
+    };
     *sandbox.cancel.borrow_mut() = None;
     if request.guest_limits.is_some() {
         let _ = shell.set_guest_limits(usual);

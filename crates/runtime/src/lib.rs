@@ -19,6 +19,7 @@ pub mod platform;
 mod recorder;
 pub mod recording;
 mod sandbox;
+mod stdin;
 mod tools;
 
 pub use platform::Platform;

@@ -58,6 +58,21 @@ pub struct ExecRequest {
     /// Guest limits for this exec only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guest_limits: Option<GuestLimitsSpec>,
+    /// The script's standard input, whole: what its first command reads when nothing in
+    /// the script pipes into it (empty when left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(type = "Uint8Array"))]
+    pub stdin: Option<Bytes>,
+    /// Standard input written while the script runs, as stream number N
+    /// (`Sandbox::write_stdin`, `Sandbox::end_stdin`); not with `stdin`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin_stream: Option<u32>,
+    /// The stream is a terminal typed into (with `stdinStream`): the script's own
+    /// commands see an empty stdin, and a program whose stdin is that one reads the
+    /// terminal and sees a terminal (`isatty`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(test, ts(as = "Option<bool>"))]
+    pub tty: bool,
 }
 
 /// A request through the network policy.

@@ -143,6 +143,9 @@ pub fn from_legacy_op(op: legacy::Op) -> RuntimeResult<Op> {
             guest_limits: guest_limits
                 .map(|limits| decode_value(limits, "a recorded exec's guestLimits"))
                 .transpose()?,
+            stdin: None,
+            stdin_stream: None,
+            tty: false,
         }),
         legacy::Op::CallTool { name, args } => Op::CallTool { name, args },
         legacy::Op::WriteFile { path, data } => Op::WriteFile {

@@ -28,6 +28,8 @@ pub struct Sandbox {
     pub(crate) fs: Arc<SandboxFs>,
     /// Cancels the exec that is running, in whichever session.
     pub(crate) cancel: RefCell<Option<CancelHandle>>,
+    /// Standard input written while execs run.
+    pub(crate) stdin: RefCell<crate::stdin::StdinStreams>,
     name: String,
     storage: StorageKind,
     /// The tape, when the sandbox records or replays.
@@ -150,6 +152,7 @@ impl Sandbox {
             sessions: RefCell::new(sessions),
             fs,
             cancel: RefCell::default(),
+            stdin: RefCell::default(),
             name: setup.name,
             storage,
             recorder,
@@ -193,6 +196,22 @@ impl Sandbox {
         if let Some(cancel) = &*self.cancel.borrow() {
             cancel.cancel();
         }
+        // A program waiting for typed input would not see the cancel until it came.
+        self.stdin.borrow_mut().end_running();
+    }
+
+    /// Appends `bytes` to stdin stream `stream` (see `ExecRequest::stdin_stream`), for
+    /// its exec whether it runs, waits in the queue or has ended (then they are dropped).
+    pub fn write_stdin(&self, stream: u32, bytes: Vec<u8>) -> RuntimeResult<()> {
+        self.stdin
+            .borrow_mut()
+            .write(stream, bytes)
+            .map_err(RuntimeError::invalid)
+    }
+
+    /// Ends stdin stream `stream`: its reader sees end of file once it has read the rest.
+    pub fn end_stdin(&self, stream: u32) {
+        self.stdin.borrow_mut().end(stream);
     }
 
     /// Installs a WebAssembly (WASI) program as the commands `names` (CPython as
@@ -230,6 +249,15 @@ impl Sandbox {
     /// Answers `op`; an exec's output goes to `output` as it is written. Operations that
     /// change files are recorded when the sandbox records.
     pub async fn run(&self, op: Op, output: OutputSink<'_>) -> RuntimeResult<Reply> {
+        if let Op::Exec(request) = &op
+            && request.stdin_stream.is_some()
+            && self.recorder.as_ref().is_some_and(Recorder::records)
+        {
+            // A replay could not type or write the stream again: stdin is recorded as bytes.
+            return Err(RuntimeError::invalid(
+                "exec options: a recording sandbox takes stdin as bytes, not as a stream or a terminal",
+            ));
+        }
         match &self.recorder {
             Some(recorder) if recorder.records() && crate::recorder::is_recorded(&op) => {
                 recorder.record(self, op, output).await

@@ -287,3 +287,108 @@ async fn yield_now() {
     })
     .await;
 }
+
+#[test]
+fn stdin_given_whole_is_what_the_script_reads() {
+    let platform = FakePlatform::new();
+    let sandbox = open(json!({}), &platform).unwrap();
+    let ran = exec_op(
+        &sandbox,
+        json!({"op": "exec", "script": "read first; echo \"<$first>\"; tr a-z A-Z", "stdin": b"one\ntwo\nthree\n".to_vec()}),
+    )
+    .unwrap();
+    assert_eq!(ran.stdout, "<one>\nTWO\nTHREE\n", "{}", ran.stderr);
+    // Without stdin a reader sees end of file at once.
+    let ran = exec(&sandbox, "read line || echo eof");
+    assert_eq!(ran.stdout, "eof\n");
+    let err = exec_op(
+        &sandbox,
+        json!({"op": "exec", "script": "cat", "stdin": [1], "stdinStream": 1}),
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("stdin or stdinStream"), "{err}");
+}
+
+#[test]
+fn stdin_streamed_while_the_script_runs_reaches_it_in_order() {
+    let platform = FakePlatform::new();
+    let sandbox = open(json!({}), &platform).unwrap();
+    // Written before the exec starts: kept for it.
+    sandbox.write_stdin(1, b"ada\n".to_vec()).unwrap();
+    let op = common::op(json!({"op": "exec", "stdinStream": 1,
+        "script": "read name; echo \"hello $name\"; while read line; do echo \"got $line\"; done; echo done"}));
+    let mut out = Vec::new();
+    let mut sink = |_: Stream, bytes: &[u8]| out.extend_from_slice(bytes);
+    let writer = async {
+        // The script waits for these; they come while it runs.
+        for line in ["b\n", "c\n"] {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            sandbox.write_stdin(1, line.as_bytes().to_vec()).unwrap();
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        sandbox.end_stdin(1);
+    };
+    let (reply, ()) = block_on(async { tokio::join!(sandbox.run(op, &mut sink), writer) });
+    let Reply::Exec(result) = reply.unwrap() else {
+        panic!()
+    };
+    assert_eq!(result.exit_code, 0);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "hello ada\ngot b\ngot c\ndone\n"
+    );
+    // What the script set stays in the session, as without a stream.
+    assert_eq!(exec(&sandbox, "echo \"$name\"").stdout, "ada\n");
+    // Late chunks of a finished stream are dropped, not kept for ever.
+    sandbox.write_stdin(1, b"late\n".to_vec()).unwrap();
+    sandbox.end_stdin(1);
+    // A stream that never gets an end is ended by a cancel.
+    let op = common::op(json!({"op": "exec", "stdinStream": 2, "script": "cat"}));
+    let canceller = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        sandbox.cancel();
+    };
+    let mut sink = |_: Stream, _: &[u8]| {};
+    let (reply, ()) = block_on(async { tokio::join!(sandbox.run(op, &mut sink), canceller) });
+    let Reply::Exec(result) = reply.unwrap() else {
+        panic!()
+    };
+    assert_eq!(result.exit_code, 130);
+}
+
+#[test]
+fn a_terminal_needs_its_stream_and_a_recording_takes_no_stream() {
+    let platform = FakePlatform::new();
+    let sandbox = open(json!({}), &platform).unwrap();
+    let err = exec_op(
+        &sandbox,
+        json!({"op": "exec", "script": "true", "tty": true}),
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("tty needs"), "{err}");
+    // In a terminal, the shell's own commands see an empty stdin and do not wait.
+    sandbox.write_stdin(5, b"typed\n".to_vec()).unwrap();
+    let ran = exec_op(
+        &sandbox,
+        json!({"op": "exec", "script": "f() { echo in-f; }; f; read x; echo \"[$x]\"", "stdinStream": 5, "tty": true}),
+    )
+    .unwrap();
+    assert_eq!(ran.stdout, "in-f\n[]\n", "{}", ran.stderr);
+
+    let recording = open(json!({"name": "rec", "record": true}), &platform).unwrap();
+    let err = exec_op(
+        &recording,
+        json!({"op": "exec", "script": "cat", "stdinStream": 1}),
+    )
+    .err()
+    .unwrap();
+    assert!(err.to_string().contains("recording sandbox"), "{err}");
+    let ran = exec_op(
+        &recording,
+        json!({"op": "exec", "script": "cat", "stdin": b"kept\n".to_vec()}),
+    )
+    .unwrap();
+    assert_eq!(ran.stdout, "kept\n");
+}

@@ -11,17 +11,31 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::program_stubs::{InstalledNames, stub_script};
+
 /// bashkit's storage backend over sandtab's filesystem.
 #[derive(Debug, Clone)]
 pub(crate) struct VfsBackend {
     sandbox: Arc<SandboxFs>,
     fs: Arc<MemFs>,
+    programs: InstalledNames,
 }
 
 impl VfsBackend {
-    pub(crate) fn new(sandbox: Arc<SandboxFs>) -> Self {
+    pub(crate) fn new(sandbox: Arc<SandboxFs>, programs: InstalledNames) -> Self {
         let fs = sandbox.mem().clone();
-        Self { sandbox, fs }
+        Self {
+            sandbox,
+            fs,
+            programs,
+        }
+    }
+
+    /// The stub script of the installed program `path` names, when no real entry is
+    /// there (see [`crate::program_stubs`]).
+    fn program_stub(&self, path: &Path, vfs: &VfsPath) -> Option<Vec<u8>> {
+        let name = self.programs.program_at(path)?;
+        (!self.fs.exists(vfs)).then(|| stub_script(&name))
     }
 }
 
@@ -120,9 +134,12 @@ impl FsBackend for VfsBackend {
         if is_dev_null(path) {
             return Ok(Vec::new());
         }
-        let path = vfs_path(path)?;
-        self.sandbox.load_for_read(&path).await.map_err(io_error)?;
-        run(|| self.fs.read(&path))
+        let vfs = vfs_path(path)?;
+        if let Some(stub) = self.program_stub(path, &vfs) {
+            return Ok(stub);
+        }
+        self.sandbox.load_for_read(&vfs).await.map_err(io_error)?;
+        run(|| self.fs.read(&vfs))
     }
 
     async fn write(&self, path: &Path, content: &[u8]) -> FsResult<()> {
@@ -172,8 +189,17 @@ impl FsBackend for VfsBackend {
         if is_dev_null(path) {
             return Ok(dev_null_metadata());
         }
-        let path = vfs_path(path)?;
-        run(|| self.fs.lstat(&path).map(to_metadata))
+        let vfs = vfs_path(path)?;
+        if let Some(stub) = self.program_stub(path, &vfs) {
+            return Ok(Metadata {
+                file_type: FileType::File,
+                size: stub.len() as u64,
+                mode: 0o555,
+                modified: UNIX_EPOCH,
+                created: UNIX_EPOCH,
+            });
+        }
+        run(|| self.fs.lstat(&vfs).map(to_metadata))
     }
 
     async fn read_dir(&self, path: &Path) -> FsResult<Vec<DirEntry>> {
@@ -195,8 +221,8 @@ impl FsBackend for VfsBackend {
         if is_dev_null(path) {
             return Ok(true);
         }
-        let path = vfs_path(path)?;
-        Ok(self.fs.exists(&path))
+        let vfs = vfs_path(path)?;
+        Ok(self.fs.exists(&vfs) || self.programs.program_at(path).is_some())
     }
 
     async fn rename(&self, from: &Path, to: &Path) -> FsResult<()> {

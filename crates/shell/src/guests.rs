@@ -6,6 +6,8 @@
 //! consulted first, by exact name, so before each exec the shell registers the names
 //! in the script that denote guest modules (see [`Guests::prepare`]).
 
+use crate::program_stubs::InstalledNames;
+use crate::stdin_feed::StdinSource;
 use bashkit::{
     BuiltinRegistry, Command, CommandContext, CommandInput, CommandOutput, CommandStatus,
 };
@@ -44,6 +46,10 @@ pub(crate) struct Guests {
     observed: Mutex<Option<Arc<dyn sandtab_wasi::Platform>>>,
     /// Guest runs started so far: an exec that moved it ran one.
     runs: std::sync::atomic::AtomicU64,
+    /// The installed programs' names, as the shell's filesystem shows them on `PATH`.
+    installed: InstalledNames,
+    /// The terminal the current exec runs in, if any (see [`Guests::set_terminal`]).
+    terminal: Mutex<Option<Arc<dyn StdinSource>>>,
 }
 
 impl std::fmt::Debug for Guests {
@@ -75,6 +81,8 @@ impl Guests {
             .clone()
     }
 
+    // Each argument is a separate handle the session shares with the guests.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         engine: GuestEngine,
         host: Arc<dyn GuestHost>,
@@ -83,6 +91,7 @@ impl Guests {
         limits: GuestLimits,
         cancel: Arc<AtomicBool>,
         registry: BuiltinRegistry,
+        installed: InstalledNames,
     ) -> Arc<Self> {
         Arc::new(Self {
             engine,
@@ -96,7 +105,16 @@ impl Guests {
             by_path: Mutex::default(),
             observed: Mutex::default(),
             runs: std::sync::atomic::AtomicU64::new(0),
+            installed,
+            terminal: Mutex::default(),
         })
+    }
+
+    /// The exec that runs next is in a terminal reading `input` (`None`: it is not).
+    /// A guest whose stdin is the exec's own (empty) stdin reads the terminal instead,
+    /// and sees it as one (`isatty(0)`).
+    pub(crate) fn set_terminal(&self, input: Option<Arc<dyn StdinSource>>) {
+        *lock(&self.terminal) = input;
     }
 
     pub(crate) fn limits(&self) -> GuestLimits {
@@ -121,6 +139,7 @@ impl Guests {
         });
         for name in names {
             lock(&self.programs).insert((*name).to_owned(), program.clone());
+            self.installed.add(name);
             // An installed program is never removed as a stale path name.
             lock(&self.by_path).remove(*name);
             self.registry.insert_command(
@@ -161,6 +180,8 @@ impl Guests {
     pub(crate) async fn prepare(self: &Arc<Self>, script: &str, cwd: &str, path_var: &str) {
         let cwd = VfsPath::parse(cwd).unwrap_or_else(|_| VfsPath::root());
         let mut names = BTreeSet::new();
+        // `/usr/bin/python3` and the like: the installed program (see `program_stubs`).
+        let mut stubs: HashMap<String, Arc<Program>> = HashMap::new();
         // The `PATH` directories that exist, looked up once for all the words (often
         // none does in a sandbox).
         let mut path_dirs: Option<Vec<&str>> = None;
@@ -169,7 +190,9 @@ impl Guests {
                 continue;
             }
             if word.contains('/') {
-                if word.ends_with(".wasm") || self.is_guest_file(&cwd, word).await {
+                if let Some(program) = self.stub_program(&cwd, word) {
+                    stubs.insert(word.to_owned(), program);
+                } else if word.ends_with(".wasm") || self.is_guest_file(&cwd, word).await {
                     names.insert(word.to_owned());
                 }
             } else if word.ends_with(".wasm")
@@ -187,7 +210,9 @@ impl Guests {
         }
         let mut registered = lock(&self.by_path);
         for stale in registered.difference(&names) {
-            self.registry.remove(stale);
+            if !stubs.contains_key(stale) {
+                self.registry.remove(stale);
+            }
         }
         for name in names.difference(&registered) {
             self.registry.insert_command(
@@ -198,7 +223,30 @@ impl Guests {
                 },
             );
         }
+        for (path, program) in stubs {
+            self.registry.insert_command(
+                path.clone(),
+                GuestCommand {
+                    guests: self.clone(),
+                    target: Target::Installed(program),
+                },
+            );
+            names.insert(path);
+        }
         *registered = names;
+    }
+
+    /// The installed program a path word runs when it is `/usr/bin/NAME` or `/bin/NAME`
+    /// of one and no real file is there.
+    fn stub_program(&self, cwd: &VfsPath, word: &str) -> Option<Arc<Program>> {
+        let path = cwd.join(word).ok()?;
+        let name = self
+            .installed
+            .program_at(std::path::Path::new(&path.to_string()))?;
+        if self.fs.mem().exists(&path) {
+            return None;
+        }
+        lock(&self.programs).get(&name).cloned()
     }
 
     /// The absolute directories of `path_var` that exist (as directories, through
@@ -279,6 +327,20 @@ impl Guests {
     }
 }
 
+/// Lets the futures polled beside this one run once (here: the pipes' pumps).
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await;
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -346,6 +408,17 @@ impl Command for GuestCommand {
         };
         let mut args = vec![ctx.name.to_owned()];
         args.extend(ctx.args.iter().cloned());
+        // In a terminal, a guest whose stdin ends at once (the exec's own, empty) reads
+        // the terminal; otherwise its first chunk is kept for it.
+        let terminal = lock(&guests.terminal).clone();
+        let (stdin, first) = match terminal {
+            Some(source) => match ctx.stdin.read_chunk().await? {
+                None => (GuestStdin::Terminal(source), None),
+                Some(chunk) => (GuestStdin::Command(ctx.stdin.clone()), Some(chunk)),
+            },
+            None => (GuestStdin::Command(ctx.stdin.clone()), None),
+        };
+        let stdin_terminal = matches!(stdin, GuestStdin::Terminal(_));
         let mut env: Vec<(String, String)> = ctx
             .env
             .iter()
@@ -362,9 +435,12 @@ impl Command for GuestCommand {
             random: RandomMode::Real,
             platform: guests.host.clone(),
             observed: guests.observed(),
+            stdin_terminal,
         };
         let mut io = CommandIo {
-            stdin: ctx.stdin.clone(),
+            stdin,
+            first,
+            last_written: None,
             stdout: ctx.stdout.clone(),
             stderr: ctx.stderr.clone(),
             host: guests.host.clone(),
@@ -382,9 +458,21 @@ impl Command for GuestCommand {
     }
 }
 
+/// Where a guest's stdin comes from.
+enum GuestStdin {
+    /// The command's: a pipe, a file, the exec's stdin.
+    Command(CommandInput),
+    /// The terminal the exec runs in.
+    Terminal(Arc<dyn StdinSource>),
+}
+
 /// A guest's standard streams are the command's: pipes, files or the terminal.
 struct CommandIo {
-    stdin: CommandInput,
+    stdin: GuestStdin,
+    /// A chunk read ahead of the guest (to tell a terminal's stdin from the command's).
+    first: Option<Vec<u8>>,
+    /// The stream written last, in a terminal (see `write`).
+    last_written: Option<OutStream>,
     stdout: CommandOutput,
     stderr: CommandOutput,
     host: Arc<dyn GuestHost>,
@@ -394,11 +482,34 @@ struct CommandIo {
 
 impl GuestIo for CommandIo {
     fn read_stdin(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>> {
-        Box::pin(async move { self.stdin.read_chunk().await.map_err(|err| err.to_string()) })
+        Box::pin(async move {
+            if let Some(chunk) = self.first.take() {
+                return Ok(Some(chunk));
+            }
+            match &self.stdin {
+                GuestStdin::Command(input) => {
+                    input.read_chunk().await.map_err(|err| err.to_string())
+                }
+                GuestStdin::Terminal(source) => source.read_chunk().await,
+            }
+        })
     }
 
     fn write(&mut self, stream: OutStream, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async move {
+            // stdout and stderr reach the page through two pipes drained in turn, so two
+            // writes in one go may arrive swapped. A terminal shows them as one stream
+            // (Python's output, then its next prompt): when a program reading the
+            // terminal switches streams, the other pipe is drained first.
+            if matches!(self.stdin, GuestStdin::Terminal(_)) {
+                if self.last_written.is_some_and(|last| last != stream) {
+                    // bashkit polls the shell and the two pumps in a rotating order:
+                    // staying pending for one whole round lets both pumps run.
+                    yield_once().await;
+                    yield_once().await;
+                }
+                self.last_written = Some(stream);
+            }
             let out = match stream {
                 OutStream::Stdout => &self.stdout,
                 OutStream::Stderr => &self.stderr,

@@ -13,6 +13,7 @@ pub mod file_tools;
 mod fs_adapter;
 mod guests;
 mod limits;
+mod program_stubs;
 pub mod replay;
 mod sessions;
 mod stdin_feed;
@@ -21,7 +22,7 @@ pub use error::ShellError;
 pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
 pub use sandtab_caps::{Capabilities, Gate};
-pub use sandtab_wasi::{GuestEngine, GuestHost, GuestLimits};
+pub use sandtab_wasi::{BoxFuture, GuestEngine, GuestHost, GuestLimits};
 pub use sessions::{DEFAULT_SESSION, MAX_SESSIONS, Sessions};
 pub use stdin_feed::StdinSource;
 
@@ -222,11 +223,13 @@ impl Shell {
             fs.mem().create_dir_all(&VfsPath::parse(dir)?)?;
         }
         let registry = bashkit::BuiltinRegistry::new();
+        let installed = program_stubs::InstalledNames::default();
         let entropy = commands::entropy::Entropy::new(host.clone());
         let bash = commands::register(Bash::builder(), &fs, &gate, &entropy)
             .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),
+                installed.clone(),
             ))))
             .limits(limits.to_bashkit())
             .session_limits(
@@ -251,6 +254,7 @@ impl Shell {
             limits.guest,
             bash.cancellation_token(),
             registry.clone(),
+            installed,
         );
         Ok(Self {
             bash,
@@ -361,12 +365,54 @@ impl Shell {
         source: Arc<dyn StdinSource>,
         on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
     ) -> ExecOutcome {
-        self.registry
-            .insert_command(stdin_feed::FEED_COMMAND, stdin_feed::StdinFeed::new(source));
         let cap = self.limits.max_output_bytes;
+        self.exec_with_stdin_stream_cap(script, source, cap, on_output)
+            .await
+    }
+
+    /// Like [`Shell::exec_with_stdin_stream`], keeping at most `cap` bytes of each
+    /// stream for the result.
+    pub async fn exec_with_stdin_stream_cap(
+        &mut self,
+        script: &str,
+        source: Arc<dyn StdinSource>,
+        cap: usize,
+        on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
+    ) -> ExecOutcome {
+        let (feed, done, status) = stdin_feed::feed_and_marker(source);
+        self.registry.insert_command(stdin_feed::FEED_COMMAND, feed);
+        self.registry
+            .insert_command(stdin_feed::DONE_COMMAND, done.clone());
+        self.registry
+            .insert_command(stdin_feed::STATUS_COMMAND, status);
         let fed = stdin_feed::fed_script(script);
         let outcome = self.exec_with_output_cap(&fed, None, cap, on_output).await;
         self.registry.remove(stdin_feed::FEED_COMMAND);
+        self.registry.remove(stdin_feed::DONE_COMMAND);
+        self.registry.remove(stdin_feed::STATUS_COMMAND);
+        if done.exited() {
+            // The script ended through the `exit` function before it could remove it.
+            let _ = self.bash.exec(stdin_feed::CLEANUP).await;
+        }
+        outcome
+    }
+
+    /// Runs `script` in a terminal that `input` is typed into: the script's own
+    /// commands see an empty stdin (so that a function or a subshell does not wait for
+    /// the terminal to end), and a guest program whose stdin is that empty one reads the
+    /// terminal instead, seeing it as a terminal (`isatty(0)`: CPython's prompt).
+    pub async fn exec_in_terminal(
+        &mut self,
+        script: &str,
+        input: Arc<dyn StdinSource>,
+        cap: usize,
+        on_output: &mut (dyn FnMut(Stream, &[u8]) + Send),
+    ) -> ExecOutcome {
+        self.guests.set_terminal(Some(input));
+        let outcome = self
+            .exec_with_output_cap(script, None, cap, on_output)
+            .await;
+        self.guests.set_terminal(None);
         outcome
     }
 

@@ -201,3 +201,136 @@ async fn python_and_quickjs_run_as_installed_commands() {
         .await;
     assert_eq!(out.stdout_text(), "3\n");
 }
+
+/// `which`, `type`, `command -v` and `hash` agree on installed programs (shown as
+/// `/usr/bin/NAME`), `.wasm` files on `PATH` and builtins, as in bash; and the path
+/// they print runs the program. Nothing is written to the sandbox's files for it.
+#[tokio::test]
+async fn installed_programs_are_found_like_files_on_path() {
+    let mut shell = shell_with(&[], ShellLimits::default());
+    shell.install_program(&["upper"], Arc::new(guest("c/stdin_upper.wasm")), None);
+    let out = shell
+        .exec(
+            "which upper; type upper; type -t upper; command -v upper; hash upper && hash -t upper",
+        )
+        .await;
+    assert_eq!(
+        out.stdout_text(),
+        "/usr/bin/upper\nupper is /usr/bin/upper\nfile\n/usr/bin/upper\n/usr/bin/upper\n",
+        "{}",
+        out.stderr_text()
+    );
+    let out = shell
+        .exec(
+            "echo hi | /usr/bin/upper && echo hi | /bin/upper && echo hi | \"$(command -v upper)\"",
+        )
+        .await;
+    assert_eq!(out.stdout_text(), "HI\nHI\nHI\n", "{}", out.stderr_text());
+    assert!(
+        !shell
+            .fs()
+            .mem()
+            .exists(&VfsPath::parse("/usr/bin/upper").unwrap())
+    );
+
+    // A module file on PATH, and a builtin.
+    shell.exec("mkdir -p /usr/local/bin").await;
+    shell
+        .fs()
+        .mem()
+        .write(
+            &VfsPath::parse("/usr/local/bin/hello").unwrap(),
+            &guest("c/hello.wasm"),
+        )
+        .unwrap();
+    let out = shell
+        .exec("chmod +x /usr/local/bin/hello; which hello; type hello; command -v hello; type -t cd; command -v cd; which cd || echo no-which-cd")
+        .await;
+    assert_eq!(
+        out.stdout_text(),
+        "/usr/local/bin/hello\nhello is /usr/local/bin/hello\n/usr/local/bin/hello\nbuiltin\ncd\nno-which-cd\n",
+        "{}",
+        out.stderr_text()
+    );
+
+    // A real file of that name wins over the shown program.
+    shell
+        .exec("mkdir -p /usr/bin && printf '#!/bin/sh\\necho mine\\n' > /usr/bin/upper && chmod +x /usr/bin/upper")
+        .await;
+    let out = shell.exec("/usr/bin/upper && head -1 /usr/bin/upper").await;
+    assert_eq!(
+        out.stdout_text(),
+        "mine\n#!/bin/sh\n",
+        "{}",
+        out.stderr_text()
+    );
+}
+
+/// Typed input, as a terminal gives it: chunks, then the end (Ctrl-D).
+struct Typed(std::sync::Mutex<std::collections::VecDeque<Vec<u8>>>);
+
+impl sandtab_shell::StdinSource for Typed {
+    fn read_chunk(&self) -> sandtab_shell::BoxFuture<'_, Result<Option<Vec<u8>>, String>> {
+        let next = self.0.lock().unwrap().pop_front();
+        Box::pin(async move { Ok(next) })
+    }
+}
+
+fn typed(lines: &[&str]) -> Arc<Typed> {
+    Arc::new(Typed(std::sync::Mutex::new(
+        lines.iter().map(|line| line.as_bytes().to_vec()).collect(),
+    )))
+}
+
+/// In a terminal, a program whose stdin is the exec's own reads what is typed and sees
+/// a terminal (CPython's prompt and `input()`); one fed by a pipe does not; the shell's
+/// own commands (a function, `read`) do not wait for the terminal.
+#[tokio::test]
+async fn programs_in_a_terminal_read_what_is_typed_and_see_a_terminal() {
+    let mut shell = shell_with(&[], ShellLimits::default());
+    shell.install_program(&["python3"], Arc::new(guest("python.wasm")), None);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let mut sink = |stream: sandtab_shell::Stream, bytes: &[u8]| match stream {
+        sandtab_shell::Stream::Stdout => out.extend_from_slice(bytes),
+        sandtab_shell::Stream::Stderr => err.extend_from_slice(bytes),
+    };
+    let script = "python3 -c \"import sys; print(sys.stdin.isatty()); print(input('word? ')[::-1])\"; \
+        echo piped | python3 -c \"import sys; print(sys.stdin.isatty(), sys.stdin.read().strip())\"; \
+        f() { echo in-f; }; f; read x; echo \"read=[$x]\"";
+    let outcome = shell
+        .exec_in_terminal(script, typed(&["stressed\n"]), 1 << 20, &mut sink)
+        .await;
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "True\nword? desserts\nFalse piped\nin-f\nread=[]\n",
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
+    assert_eq!(outcome.exit_code, 0);
+
+    // A bare `python3` is the interactive interpreter: prompts, a block, Ctrl-D to leave.
+    let outcome = shell
+        .exec_in_terminal(
+            "python3",
+            typed(&[
+                "x = 6\n",
+                "for i in range(2):\n",
+                "    print(x * 7 + i)\n",
+                "\n",
+            ]),
+            1 << 20,
+            &mut |_, _| {},
+        )
+        .await;
+    assert_eq!(
+        outcome.stdout_text(),
+        "42\n43\n",
+        "{}",
+        outcome.stderr_text()
+    );
+    let stderr = outcome.stderr_text();
+    assert!(stderr.starts_with("Python 3.12"), "{stderr}");
+    assert!(stderr.contains(">>> >>> ... ... >>> "), "{stderr}");
+    assert_eq!(outcome.exit_code, 0);
+}

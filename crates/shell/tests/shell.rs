@@ -459,3 +459,33 @@ async fn commands_refuse_sizes_that_would_fill_the_memory() {
          date: cannot set date: Operation not permitted\n"
     );
 }
+
+/// `help` describes sandtab's shell as bash's does, and never names the engine under it.
+#[tokio::test]
+async fn help_describes_the_shell_builtins_in_its_own_words() {
+    let mut shell = new_shell(ShellLimits::default());
+    let out = run(&mut shell, "help").await;
+    assert_eq!(out.exit_code, 0);
+    let text = out.stdout_text();
+    assert!(
+        text.starts_with("sandtab shell: a bash-compatible shell"),
+        "{text}"
+    );
+    assert!(text.contains(" cd [-L|-P] [dir]\n"), "{text}");
+    let out = run(
+        &mut shell,
+        "help cd; help -d pwd; help -s read | cut -c1-10",
+    )
+    .await;
+    assert_eq!(
+        out.stdout_text(),
+        "cd: cd [-L|-P] [dir]\n    Change the shell working directory.\n\
+         pwd - Print the name of the current working directory.\n\
+         read: read\nreadonly: \n"
+    );
+    let out = run(&mut shell, "help ls").await;
+    assert_eq!(out.exit_code, 1);
+    assert!(out.stderr_text().contains("Try `ls --help'"));
+    let out = run(&mut shell, "{ help; help -d ''; } 2>&1").await;
+    assert!(!out.stdout_text().to_lowercase().contains("bashkit"));
+}

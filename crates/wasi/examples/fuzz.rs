@@ -274,6 +274,7 @@ fn run_case(bytes: &[u8]) -> (RunOutcome, String) {
         random: RandomMode::Seeded(7),
         platform: Arc::new(NativeHost::default()),
         observed: None,
+        stdin_terminal: false,
     };
     let mut io = Io::default();
     let outcome = futures::executor::block_on(sandtab_wasi::run(&engine, &module, run, &mut io));

@@ -405,6 +405,7 @@ mod tests {
             random: RandomMode::Real,
             platform: Arc::new(NativeHost::default()),
             observed: None,
+            stdin_terminal: false,
         };
         ForeignRun::new(&module, run).unwrap()
     }

@@ -56,6 +56,9 @@ pub struct GuestRun {
     /// The time and randomness the guest observes when they are not the platform's
     /// (a recording or a replay of the sandbox); `None`: the platform's.
     pub observed: Option<Arc<dyn Platform>>,
+    /// Standard input is a terminal (the guest's `isatty(0)` is true, so CPython, say,
+    /// starts its interactive prompt), as wasmtime reports a terminal's stdin.
+    pub stdin_terminal: bool,
 }
 
 impl std::fmt::Debug for GuestRun {
@@ -598,7 +601,7 @@ pub(crate) fn wasi_ctx(run: &GuestRun) -> WasiCtx {
             (name.clone(), path.clone(), writable)
         })
         .collect();
-    WasiCtx::new(
+    let mut ctx = WasiCtx::new(
         run.fs.clone(),
         run.observed.clone().unwrap_or_else(|| run.platform.clone()),
         run.args.clone(),
@@ -607,7 +610,9 @@ pub(crate) fn wasi_ctx(run: &GuestRun) -> WasiCtx {
         run.clock,
         run.random,
         run.limits.output_bytes,
-    )
+    );
+    ctx.stdin_terminal = run.stdin_terminal;
+    ctx
 }
 
 pub(crate) fn stopped(stop: Stop) -> GuestError {

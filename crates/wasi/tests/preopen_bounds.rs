@@ -60,6 +60,7 @@ fn run(preopens: &[(&str, &str)]) -> Vec<u8> {
         random: RandomMode::Real,
         platform: Arc::new(NativeHost::default()),
         observed: None,
+        stdin_terminal: false,
     };
     let mut io = TestIo::default();
     let outcome = futures::executor::block_on(sandtab_wasi::run(&engine, &module, run, &mut io));

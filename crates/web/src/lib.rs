@@ -157,6 +157,19 @@ impl Sandbox {
             .map_err(js_error)
     }
 
+    /// Appends `data` to stdin stream `stream` (an exec's `stdinStream`), whether its
+    /// exec runs, waits or has ended; throws past the bound of bytes not yet read.
+    #[wasm_bindgen(js_name = writeStdin)]
+    pub fn write_stdin(&self, stream: u32, data: Vec<u8>) -> Result<(), JsValue> {
+        self.inner.write_stdin(stream, data).map_err(js_error)
+    }
+
+    /// Ends stdin stream `stream`: its reader sees end of file after the rest.
+    #[wasm_bindgen(js_name = endStdin)]
+    pub fn end_stdin(&self, stream: u32) {
+        self.inner.end_stdin(stream);
+    }
+
     /// Stops the running exec (it ends with exit status 130); files are kept.
     pub fn cancel(&self) {
         self.inner.cancel();

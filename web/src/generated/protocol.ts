@@ -92,7 +92,23 @@ maxOutputBytes?: Count,
 /**
  * Guest limits for this exec only.
  */
-guestLimits?: GuestLimitsSpec, };
+guestLimits?: GuestLimitsSpec, 
+/**
+ * The script's standard input, whole: what its first command reads when nothing in
+ * the script pipes into it (empty when left out).
+ */
+stdin?: Uint8Array, 
+/**
+ * Standard input written while the script runs, as stream number N
+ * (`Sandbox::write_stdin`, `Sandbox::end_stdin`); not with `stdin`.
+ */
+stdinStream?: number, 
+/**
+ * The stream is a terminal typed into (with `stdinStream`): the script's own
+ * commands see an empty stdin, and a program whose stdin is that one reads the
+ * terminal and sees a terminal (`isatty`).
+ */
+tty?: boolean, };
 
 export type FetchRequest = { url: string, method?: string, 
 /**

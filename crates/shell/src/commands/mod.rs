@@ -13,6 +13,7 @@ mod file_type;
 mod fileops;
 mod getopt;
 mod gzip;
+mod help;
 mod ls;
 mod openssl;
 mod patch;
@@ -56,6 +57,7 @@ pub(crate) fn register(
     let builder = fileops::register(builder, fs);
     let builder = gzip::register(builder, fs);
     let builder = tar::register(builder, fs);
+    let builder = help::register(builder);
     textutils::register(builder, fs)
 }
 

@@ -59,6 +59,7 @@ fn run(engine: &GuestEngine, bytes: &[u8], limits: GuestLimits) -> (RunOutcome, 
         random: crate::RandomMode::Seeded(1),
         platform: Arc::new(NativeHost::default()),
         observed: None,
+        stdin_terminal: false,
     };
     let _ = VfsPath::root();
     let outcome = futures::executor::block_on(crate::run(engine, &module, run, &mut io));

@@ -54,6 +54,8 @@ pub(crate) struct WasiCtx {
     free: BTreeSet<u32>,
     pub(crate) stdin: VecDeque<u8>,
     pub(crate) stdin_ended: bool,
+    /// Standard input is a terminal: a character device to `fd_fdstat_get`.
+    pub(crate) stdin_terminal: bool,
     /// Output not yet handed to the host, in the order it was written.
     pub(crate) output: Vec<(OutStream, Vec<u8>)>,
     pub(crate) output_buffered: usize,
@@ -107,6 +109,7 @@ impl WasiCtx {
             free: BTreeSet::new(),
             stdin: VecDeque::new(),
             stdin_ended: false,
+            stdin_terminal: false,
             output: Vec::new(),
             output_buffered: 0,
             output_total: 0,

@@ -415,9 +415,15 @@ pub(super) fn fd_allocate(
 
 pub(super) fn fd_fdstat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32) -> Res {
     // Standard streams are pipes here: filetype unknown, as wasmtime reports a stream
-    // that is not a terminal.
+    // that is not a terminal. A terminal's stdin is a character device without seek
+    // or tell, which is what wasi-libc's `isatty` asks.
+    let stdin_kind = if ctx.stdin_terminal {
+        wasi::FILETYPE_CHARACTER_DEVICE.raw()
+    } else {
+        0
+    };
     let (kind, flags, base, inheriting) = match ctx.fd(fd)? {
-        Fd::Stdin => (0, 0, wasi::RIGHTS_FD_READ, wasi::RIGHTS_FD_READ),
+        Fd::Stdin => (stdin_kind, 0, wasi::RIGHTS_FD_READ, wasi::RIGHTS_FD_READ),
         Fd::Stdout | Fd::Stderr => (0, 0, wasi::RIGHTS_FD_WRITE, wasi::RIGHTS_FD_WRITE),
         Fd::Dir(OpenDir {
             preopen: Some(_), ..

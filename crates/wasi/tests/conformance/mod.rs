@@ -120,6 +120,7 @@ pub async fn run_case_on(
         random: RandomMode::Real,
         platform,
         observed: None,
+        stdin_terminal: false,
     };
     let mut io = CaptureIo::default();
     let outcome = match tier {

@@ -140,6 +140,7 @@ impl Run {
             random: self.random,
             platform: Arc::new(sandtab_wasi::NativeHost::default()),
             observed: None,
+            stdin_terminal: false,
         };
         futures::executor::block_on(sandtab_wasi::run(&engine, &module, run, io))
     }

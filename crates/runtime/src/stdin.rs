@@ -1,0 +1,172 @@
+//! Standard input written while an exec runs (a terminal's typed lines, a stream the
+//! page reads). The caller numbers each stream and sends its chunks beside the exec, not
+//! in the exec's queue: chunks may arrive before the exec starts, while it runs, or
+//! after it ended (then they are dropped, as a pipe's reader that has gone drops them).
+//! Streams are numbered in the order their execs were sent, and execs run in that
+//! order, so "ended" is one number: the highest stream an exec has finished with.
+
+use sandtab_shell::{BoxFuture, StdinSource};
+use std::collections::{HashMap, VecDeque};
+use std::future::poll_fn;
+use std::sync::{Arc, Mutex};
+use std::task::{Poll, Waker};
+
+/// The most bytes written and not yet read: a writer past it is refused, so a caller
+/// that does not wait for the reader cannot fill the worker's memory.
+pub const MAX_PENDING_STDIN: usize = 16 << 20;
+
+/// Every stream the sandbox knows of, by number.
+#[derive(Debug, Default)]
+pub(crate) struct StdinStreams {
+    open: HashMap<u32, Arc<Pipe>>,
+    /// Streams up to this one are finished: later chunks for them are dropped.
+    finished_through: Option<u32>,
+    /// The stream of the exec that is running.
+    running: Option<u32>,
+}
+
+impl StdinStreams {
+    fn finished(&self, stream: u32) -> bool {
+        self.finished_through.is_some_and(|last| stream <= last)
+    }
+
+    /// The pipe of `stream`, made on first use (by a chunk or by its exec).
+    pub(crate) fn pipe(&mut self, stream: u32) -> Option<Arc<Pipe>> {
+        if self.finished(stream) {
+            return None;
+        }
+        Some(self.open.entry(stream).or_default().clone())
+    }
+
+    /// Appends `bytes` to `stream`. Err when more than [`MAX_PENDING_STDIN`] would wait.
+    pub(crate) fn write(&mut self, stream: u32, bytes: Vec<u8>) -> Result<(), String> {
+        match self.pipe(stream) {
+            Some(pipe) => pipe.push(bytes),
+            None => Ok(()),
+        }
+    }
+
+    /// Marks the end of `stream`'s input.
+    pub(crate) fn end(&mut self, stream: u32) {
+        if let Some(pipe) = self.pipe(stream) {
+            pipe.close();
+        }
+    }
+
+    /// The pipe of `stream` for its exec, which starts now.
+    pub(crate) fn start(&mut self, stream: u32) -> Option<Arc<Pipe>> {
+        self.running = Some(stream);
+        self.pipe(stream)
+    }
+
+    /// Ends the running exec's stream (a cancel: a reader waiting for input stops).
+    pub(crate) fn end_running(&mut self) {
+        if let Some(stream) = self.running {
+            self.end(stream);
+        }
+    }
+
+    /// The exec of `stream` has ended: drop its pipe and what was never read.
+    pub(crate) fn finish(&mut self, stream: u32) {
+        self.running = None;
+        self.open.remove(&stream);
+        self.finished_through = Some(self.finished_through.map_or(stream, |n| n.max(stream)));
+        let finished_through = self.finished_through;
+        self.open
+            .retain(|&other, _| finished_through.is_none_or(|last| other > last));
+    }
+}
+
+#[derive(Debug, Default)]
+struct PipeState {
+    chunks: VecDeque<Vec<u8>>,
+    pending: usize,
+    closed: bool,
+    reader: Option<Waker>,
+}
+
+/// One stream's bytes between the writer and the script.
+#[derive(Debug, Default)]
+pub(crate) struct Pipe(Mutex<PipeState>);
+
+impl Pipe {
+    fn state(&self) -> std::sync::MutexGuard<'_, PipeState> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn push(&self, bytes: Vec<u8>) -> Result<(), String> {
+        let mut state = self.state();
+        if state.closed || bytes.is_empty() {
+            return Ok(());
+        }
+        if state.pending + bytes.len() > MAX_PENDING_STDIN {
+            return Err(format!(
+                "stdin: more than {MAX_PENDING_STDIN} bytes written and not yet read; wait for the command to read them"
+            ));
+        }
+        state.pending += bytes.len();
+        state.chunks.push_back(bytes);
+        if let Some(reader) = state.reader.take() {
+            reader.wake();
+        }
+        Ok(())
+    }
+
+    fn close(&self) {
+        let mut state = self.state();
+        state.closed = true;
+        if let Some(reader) = state.reader.take() {
+            reader.wake();
+        }
+    }
+}
+
+impl StdinSource for Pipe {
+    fn read_chunk(&self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>> {
+        Box::pin(poll_fn(move |cx| {
+            let mut state = self.state();
+            if let Some(chunk) = state.chunks.pop_front() {
+                state.pending -= chunk.len();
+                return Poll::Ready(Ok(Some(chunk)));
+            }
+            if state.closed {
+                return Poll::Ready(Ok(None));
+            }
+            state.reader = Some(cx.waker().clone());
+            Poll::Pending
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_now(pipe: &Pipe) -> Poll<Result<Option<Vec<u8>>, String>> {
+        let mut cx = std::task::Context::from_waker(Waker::noop());
+        pipe.read_chunk().as_mut().poll(&mut cx)
+    }
+
+    #[test]
+    fn chunks_before_the_exec_wait_for_it_and_late_ones_are_dropped() {
+        let mut streams = StdinStreams::default();
+        streams.write(1, b"early".to_vec()).unwrap();
+        let pipe = streams.pipe(1).unwrap();
+        assert_eq!(read_now(&pipe), Poll::Ready(Ok(Some(b"early".to_vec()))));
+        assert_eq!(read_now(&pipe), Poll::Pending);
+        streams.end(1);
+        assert_eq!(read_now(&pipe), Poll::Ready(Ok(None)));
+        streams.finish(1);
+        streams.write(1, b"late".to_vec()).unwrap();
+        assert!(streams.pipe(1).is_none());
+        assert!(streams.open.is_empty());
+    }
+
+    #[test]
+    fn a_writer_that_never_waits_is_refused_past_the_bound() {
+        let mut streams = StdinStreams::default();
+        streams.write(7, vec![0; MAX_PENDING_STDIN]).unwrap();
+        let err = streams.write(7, vec![0; 1]).unwrap_err();
+        assert!(err.contains("not yet read"), "{err}");
+    }
+}
