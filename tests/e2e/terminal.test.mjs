@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
-import { DEMO_ROOT, promptCount, screen, typeLine, waitForScreen } from './screen.mjs';
+import { DEMO_ROOT, PROMPT, promptCount, screen, typeLine, waitForScreen } from './screen.mjs';
 
 const ROOT = DEMO_ROOT;
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
@@ -145,6 +145,13 @@ for (const name of browserNames) {
       assert.ok(rows.some((row) => row.startsWith('Python 3.12')), rows.join('\n'));
       assert.ok(rows.includes('>>> x = 6'), rows.join('\n'));
       assert.ok(rows.includes('42'), rows.join('\n'));
+
+      // A line typed while a command that reads nothing runs is run after it.
+      await clear();
+      await typeLine(page, 'sleep 1');
+      await typeLine(page, 'echo typed-ahead');
+      rows = await waitForScreen(page, (r) => promptCount(r) === 3 && r.includes('typed-ahead'), 'the typed-ahead line to run');
+      assert.ok(rows.includes(`${PROMPT} echo typed-ahead`), rows.join('\n'));
     });
 
     test('nothing was logged as an error', () => {

@@ -232,6 +232,7 @@ export class Sandbox {
       stderrTotal: raw.stderrTotal,
       saveError: raw.saveError,
       guestTier: raw.guestTier,
+      stdinRead: raw.stdinRead ?? null,
     };
   }
 

@@ -6,6 +6,9 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Sandbox } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
+
+const TEXT = new TextEncoder();
+const TEXT_OUT = new TextDecoder();
 import { XTERM_CSS } from './xterm-css.js';
 import type { SaveError } from './types.js';
 
@@ -67,6 +70,8 @@ export class SandtabTerminal extends HTMLElement {
   /** The running command's stdin, and the line being typed to it. */
   #stdin: ReadableStreamDefaultController<string> | null = null;
   #cooked = '';
+  /** What was sent to the running command's stdin. */
+  #sent = '';
   #typeAhead: string[] = [];
   #endsWithNewline = true;
   #ready: Promise<void> | null = null;
@@ -250,14 +255,14 @@ export class SandtabTerminal extends HTMLElement {
     if (!term || !stdin) return;
     if (key === '\r') {
       term.write('\r\n');
-      stdin.enqueue(this.#cooked + '\n');
+      this.#send(stdin, this.#cooked + '\n');
       this.#cooked = '';
     } else if (key === '\x04') {
       if (this.#cooked === '') {
         stdin.close();
         this.#stdin = null;
       } else {
-        stdin.enqueue(this.#cooked);
+        this.#send(stdin, this.#cooked);
         this.#cooked = '';
       }
     } else if (key === '\x7f' || key === '\b') {
@@ -273,6 +278,11 @@ export class SandtabTerminal extends HTMLElement {
       this.#cooked += key;
       term.write(key);
     }
+  }
+
+  #send(stdin: ReadableStreamDefaultController<string>, text: string): void {
+    this.#sent += text;
+    stdin.enqueue(text);
   }
 
   #key(key: string): void {
@@ -347,6 +357,8 @@ export class SandtabTerminal extends HTMLElement {
     this.#endsWithNewline = true;
     let exitCode = -1;
     let saveError: SaveError | null = null;
+    let unread: string[] = [];
+    this.#sent = '';
     // The command's stdin is the terminal: what is typed while it runs (see #stdinKey).
     const stdin = new ReadableStream<string>({
       start: (controller) => {
@@ -365,8 +377,14 @@ export class SandtabTerminal extends HTMLElement {
       });
       exitCode = result.exitCode;
       saveError = result.saveError;
+      // Lines typed while it ran that no program read are typed ahead for the prompt,
+      // as a shell reads them after the command.
+      const sent = TEXT.encode(this.#sent);
+      const rest = TEXT_OUT.decode(sent.subarray(Math.min(result.stdinRead ?? sent.length, sent.length)));
+      unread = splitKeys(rest.replaceAll('\n', '\r'));
     } catch (err) {
       term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+      unread = splitKeys(this.#sent.replaceAll('\n', '\r'));
     }
     this.#stdin = null;
     if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');
@@ -376,7 +394,7 @@ export class SandtabTerminal extends HTMLElement {
       new CustomEvent<CommandEndDetail>('command-end', { detail: { command: line, exitCode, saveError }, bubbles: true }),
     );
     // A line typed and not sent stays, as type-ahead for the prompt.
-    const pending = [...this.#cooked, ...this.#typeAhead];
+    const pending = [...unread, ...this.#cooked, ...this.#typeAhead];
     this.#cooked = '';
     this.#typeAhead = [];
     for (const key of pending) {

@@ -447,6 +447,9 @@ export interface ExecResult {
   /** The engine the command's guest programs ran on (`'engine'`: the browser's own,
    * metered; `'interpreter'`: wasmi), or null when it ran none. */
   guestTier: GuestTier | null;
+  /** With `tty`: how many bytes of the `stdin` stream a program read (the terminal
+   * gives the rest of what was typed to its prompt, as typed ahead); null otherwise. */
+  stdinRead: number | null;
 }
 
 export interface DirEntry {

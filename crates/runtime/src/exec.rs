@@ -14,9 +14,12 @@ pub async fn exec(
     output: OutputSink<'_>,
 ) -> RuntimeResult<ExecResult> {
     let tier = sandbox.guest_tier();
-    run(sandbox, &request, output)
-        .await
-        .map(|outcome| result(outcome, tier))
+    let (outcome, read) = run_counting_stdin(sandbox, &request, output).await;
+    let mut result = result(outcome?, tier);
+    if request.tty {
+        result.stdin_read = Some(read);
+    }
+    Ok(result)
 }
 
 /// The shell's outcome of running `request` (the `bash` tool wants it unconverted).
@@ -25,15 +28,25 @@ pub(crate) async fn run(
     request: &ExecRequest,
     output: OutputSink<'_>,
 ) -> RuntimeResult<ExecOutcome> {
+    run_counting_stdin(sandbox, request, output).await.0
+}
+
+/// [`run`], and how many bytes of its stdin stream the exec read.
+async fn run_counting_stdin(
+    sandbox: &Sandbox,
+    request: &ExecRequest,
+    output: OutputSink<'_>,
+) -> (RuntimeResult<ExecOutcome>, u64) {
     // The exec's stdin stream ends with it, refused or not: later chunks are dropped.
     let stream = request
         .stdin_stream
         .map(|n| (n, sandbox.stdin.borrow_mut().start(n)));
     let outcome = run_in_session(sandbox, request, stream.as_ref(), output).await;
-    if let Some((n, _)) = stream {
-        sandbox.stdin.borrow_mut().finish(n);
-    }
-    outcome
+    let read = match stream {
+        Some((n, _)) => sandbox.stdin.borrow_mut().finish(n),
+        None => 0,
+    };
+    (outcome, read)
 }
 
 // Holding the `RefCell` borrow across the await is the point: it marks the sandbox busy
@@ -135,6 +148,7 @@ pub(crate) fn result(outcome: ExecOutcome, tier: GuestTier) -> ExecResult {
         stderr_total: outcome.stderr_total,
         save_error: outcome.save_error.map(Into::into),
         guest_tier: outcome.ran_guest.then_some(tier),
+        stdin_read: None,
         stdout: outcome.stdout.into(),
         stderr: outcome.stderr.into(),
     }

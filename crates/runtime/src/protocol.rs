@@ -281,6 +281,12 @@ pub struct ExecResult {
     /// The engine the command's guest programs ran on; null when it ran none.
     #[serde(default)]
     pub guest_tier: Option<crate::config::GuestTier>,
+    /// In a terminal (`tty`): how many bytes of what was typed the command read; the
+    /// terminal gives the rest to its prompt as typed ahead (chunks that come after
+    /// the command ended never reach the runtime, so the writer counts from here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub stdin_read: Option<u64>,
 }
 
 /// A directory entry.

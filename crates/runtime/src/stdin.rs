@@ -66,14 +66,18 @@ impl StdinStreams {
         }
     }
 
-    /// The exec of `stream` has ended: drop its pipe and what was never read.
-    pub(crate) fn finish(&mut self, stream: u32) {
+    /// The exec of `stream` has ended: drop its pipe; how many bytes it read.
+    pub(crate) fn finish(&mut self, stream: u32) -> u64 {
         self.running = None;
-        self.open.remove(&stream);
+        let read = self
+            .open
+            .remove(&stream)
+            .map_or(0, |pipe| pipe.state().read);
         self.finished_through = Some(self.finished_through.map_or(stream, |n| n.max(stream)));
         let finished_through = self.finished_through;
         self.open
             .retain(|&other, _| finished_through.is_none_or(|last| other > last));
+        read
     }
 }
 
@@ -81,6 +85,8 @@ impl StdinStreams {
 struct PipeState {
     chunks: VecDeque<Vec<u8>>,
     pending: usize,
+    /// Bytes the reader has taken.
+    read: u64,
     closed: bool,
     reader: Option<Waker>,
 }
@@ -127,6 +133,7 @@ impl StdinSource for Pipe {
             let mut state = self.state();
             if let Some(chunk) = state.chunks.pop_front() {
                 state.pending -= chunk.len();
+                state.read += chunk.len() as u64;
                 return Poll::Ready(Ok(Some(chunk)));
             }
             if state.closed {
@@ -156,10 +163,20 @@ mod tests {
         assert_eq!(read_now(&pipe), Poll::Pending);
         streams.end(1);
         assert_eq!(read_now(&pipe), Poll::Ready(Ok(None)));
-        streams.finish(1);
+        assert_eq!(streams.finish(1), 5);
         streams.write(1, b"late".to_vec()).unwrap();
         assert!(streams.pipe(1).is_none());
         assert!(streams.open.is_empty());
+    }
+
+    #[test]
+    fn the_end_says_how_much_was_read() {
+        let mut streams = StdinStreams::default();
+        let pipe = streams.start(3).unwrap();
+        streams.write(3, b"read\n".to_vec()).unwrap();
+        assert_eq!(read_now(&pipe), Poll::Ready(Ok(Some(b"read\n".to_vec()))));
+        streams.write(3, b"ls\n".to_vec()).unwrap();
+        assert_eq!(streams.finish(3), 5);
     }
 
     #[test]

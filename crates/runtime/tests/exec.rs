@@ -376,6 +376,8 @@ fn a_terminal_needs_its_stream_and_a_recording_takes_no_stream() {
     )
     .unwrap();
     assert_eq!(ran.stdout, "in-f\n[]\n", "{}", ran.stderr);
+    // Nothing was read: the terminal's prompt takes the line as typed ahead.
+    assert_eq!(ran.result.stdin_read, Some(0));
 
     let recording = open(json!({"name": "rec", "record": true}), &platform).unwrap();
     let err = exec_op(

@@ -140,7 +140,13 @@ saveError: RuntimeError | null,
 /**
  * The engine the command's guest programs ran on; null when it ran none.
  */
-guestTier: GuestTier | null, };
+guestTier: GuestTier | null, 
+/**
+ * In a terminal (`tty`): how many bytes of what was typed the command read; the
+ * terminal gives the rest to its prompt as typed ahead (chunks that come after
+ * the command ended never reach the runtime, so the writer counts from here).
+ */
+stdinRead?: number, };
 
 export type DirEntry = { name: string, 
 /**
