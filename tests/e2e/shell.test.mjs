@@ -114,6 +114,21 @@ for (const name of browserNames) {
       });
     });
 
+    test('a stdin source that fails ends the command and the exec says why', async () => {
+      const message = await page.evaluate(() => {
+        const failing = new ReadableStream({
+          pull: (controller) => controller.error(new Error('the source broke')),
+        });
+        return window.sandtab.sandbox.exec('cat', { stdin: failing }).then(
+          () => 'resolved',
+          (err) => `${err.code}: ${err.message}`,
+        );
+      });
+      assert.match(message, /^EIO: stdin: reading the source failed: the source broke/);
+      const ok = await exec('echo still fine');
+      assert.equal(ok.stdout, 'still fine\n');
+    });
+
     test('bad exec options are refused with a clear message and change nothing', async () => {
       const message = await page.evaluate(() =>
         window.sandtab.sandbox.exec('echo no', { session: '../x' }).then(

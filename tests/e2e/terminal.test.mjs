@@ -152,6 +152,18 @@ for (const name of browserNames) {
       await typeLine(page, 'echo typed-ahead');
       rows = await waitForScreen(page, (r) => promptCount(r) === 3 && r.includes('typed-ahead'), 'the typed-ahead line to run');
       assert.ok(rows.includes(`${PROMPT} echo typed-ahead`), rows.join('\n'));
+
+      // Ctrl-C drops what was typed meanwhile, as a terminal's interrupt does.
+      await clear();
+      await typeLine(page, 'sleep 20');
+      await typeLine(page, 'echo must-not-run');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('c');
+      await page.keyboard.up('Control');
+      await waitForScreen(page, (r) => promptCount(r) === 2, 'the cancel');
+      await typeLine(page, 'echo after-cancel');
+      rows = await waitForScreen(page, (r) => promptCount(r) === 3 && r.includes('after-cancel'), 'the next command');
+      assert.ok(!rows.includes('must-not-run'), rows.join('\n'));
     });
 
     test('nothing was logged as an error', () => {

@@ -750,7 +750,10 @@ class StdinPump {
     yield* this.source as AsyncIterable<Uint8Array | string>;
   }
 
+  /** Stops reading, ends the stream (so a command waiting for input goes on), and
+   * keeps `error` for the exec to reject with once it has ended. */
   fail(error: SandboxError): void {
+    if (!this.#stopped) this.send({ type: 'stdin', stream: this.stream, end: true });
     this.error ??= error;
     this.stop();
   }

@@ -6,15 +6,14 @@ import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import { Sandbox } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
-
-const TEXT = new TextEncoder();
-const TEXT_OUT = new TextDecoder();
 import { XTERM_CSS } from './xterm-css.js';
 import type { SaveError } from './types.js';
 
 const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
 /** Cells the prompt takes on the screen (without its colour codes). */
 const PROMPT_WIDTH = 'agent@sandtab:$ '.length;
+const TEXT = new TextEncoder();
+const TEXT_OUT = new TextDecoder();
 
 /** Fired after each command with `{ command, exitCode }`. */
 export interface CommandEndDetail {
@@ -70,8 +69,9 @@ export class SandtabTerminal extends HTMLElement {
   /** The running command's stdin, and the line being typed to it. */
   #stdin: ReadableStreamDefaultController<string> | null = null;
   #cooked = '';
-  /** What was sent to the running command's stdin. */
+  /** What was sent to the running command's stdin, and whether Ctrl-C dropped it. */
   #sent = '';
+  #interrupted = false;
   #typeAhead: string[] = [];
   #endsWithNewline = true;
   #ready: Promise<void> | null = null;
@@ -231,8 +231,10 @@ export class SandtabTerminal extends HTMLElement {
         if (key === '\x03') {
           this.#term?.write('^C\r\n');
           this.#sandbox?.cancel();
+          // As a tty flushes its input on an interrupt: nothing typed so far runs later.
           this.#typeAhead = [];
           this.#cooked = '';
+          this.#interrupted = true;
         } else if (this.#stdin) {
           this.#stdinKey(key);
         } else {
@@ -259,7 +261,11 @@ export class SandtabTerminal extends HTMLElement {
       this.#cooked = '';
     } else if (key === '\x04') {
       if (this.#cooked === '') {
-        stdin.close();
+        try {
+          stdin.close();
+        } catch {
+          // Already ended.
+        }
         this.#stdin = null;
       } else {
         this.#send(stdin, this.#cooked);
@@ -281,8 +287,13 @@ export class SandtabTerminal extends HTMLElement {
   }
 
   #send(stdin: ReadableStreamDefaultController<string>, text: string): void {
-    this.#sent += text;
-    stdin.enqueue(text);
+    try {
+      stdin.enqueue(text);
+      this.#sent += text;
+    } catch {
+      // The stream was ended under it (its exec failed): the line goes nowhere.
+      this.#stdin = null;
+    }
   }
 
   #key(key: string): void {
@@ -359,6 +370,7 @@ export class SandtabTerminal extends HTMLElement {
     let saveError: SaveError | null = null;
     let unread: string[] = [];
     this.#sent = '';
+    this.#interrupted = false;
     // The command's stdin is the terminal: what is typed while it runs (see #stdinKey).
     const stdin = new ReadableStream<string>({
       start: (controller) => {
@@ -379,12 +391,13 @@ export class SandtabTerminal extends HTMLElement {
       saveError = result.saveError;
       // Lines typed while it ran that no program read are typed ahead for the prompt,
       // as a shell reads them after the command.
-      const sent = TEXT.encode(this.#sent);
-      const rest = TEXT_OUT.decode(sent.subarray(Math.min(result.stdinRead ?? sent.length, sent.length)));
-      unread = splitKeys(rest.replaceAll('\n', '\r'));
+      if (!this.#interrupted) {
+        const sent = TEXT.encode(this.#sent);
+        const rest = TEXT_OUT.decode(sent.subarray(Math.min(result.stdinRead ?? sent.length, sent.length)));
+        unread = splitKeys(rest.replaceAll('\n', '\r'));
+      }
     } catch (err) {
       term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
-      unread = splitKeys(this.#sent.replaceAll('\n', '\r'));
     }
     this.#stdin = null;
     if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');

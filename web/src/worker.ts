@@ -329,9 +329,9 @@ async function handle(request: ToWorker): Promise<void> {
         if (request.data !== undefined) sandbox?.writeStdin(request.stream, request.data);
         if (request.end === true) sandbox?.endStdin(request.stream);
       } catch (err) {
-        // More than the bound written and not read: stop the command rather than lose input.
+        // More than the bound written and not read: the page ends the stream and its
+        // exec rejects with this, so no input is cut off silently.
         post({ type: 'stdinError', stream: request.stream, ...describe(err) });
-        sandbox?.cancel();
       }
       return;
     case 'hostCallResult': {

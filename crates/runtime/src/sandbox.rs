@@ -200,6 +200,28 @@ impl Sandbox {
         self.stdin.borrow_mut().end_running();
     }
 
+    /// A recording keeps an exec's stdin as bytes, for the replay to give again: a
+    /// stream is refused; a terminal's (`tty`) is left out, so its programs see an
+    /// empty stdin (the terminal still runs commands). Either way the stream ends.
+    fn without_stream_when_recording(&self, op: Op) -> RuntimeResult<Op> {
+        let records = self.recorder.as_ref().is_some_and(Recorder::records);
+        match op {
+            Op::Exec(mut request) if records && request.stdin_stream.is_some() => {
+                if let Some(stream) = request.stdin_stream.take() {
+                    self.stdin.borrow_mut().finish(stream);
+                }
+                if !request.tty {
+                    return Err(RuntimeError::invalid(
+                        "exec options: a recording sandbox takes stdin as bytes, not as a stream",
+                    ));
+                }
+                request.tty = false;
+                Ok(Op::Exec(request))
+            }
+            op => Ok(op),
+        }
+    }
+
     /// Appends `bytes` to stdin stream `stream` (see `ExecRequest::stdin_stream`), for
     /// its exec whether it runs, waits in the queue or has ended (then they are dropped).
     pub fn write_stdin(&self, stream: u32, bytes: Vec<u8>) -> RuntimeResult<()> {
@@ -249,15 +271,7 @@ impl Sandbox {
     /// Answers `op`; an exec's output goes to `output` as it is written. Operations that
     /// change files are recorded when the sandbox records.
     pub async fn run(&self, op: Op, output: OutputSink<'_>) -> RuntimeResult<Reply> {
-        if let Op::Exec(request) = &op
-            && request.stdin_stream.is_some()
-            && self.recorder.as_ref().is_some_and(Recorder::records)
-        {
-            // A replay could not type or write the stream again: stdin is recorded as bytes.
-            return Err(RuntimeError::invalid(
-                "exec options: a recording sandbox takes stdin as bytes, not as a stream or a terminal",
-            ));
-        }
+        let op = self.without_stream_when_recording(op)?;
         match &self.recorder {
             Some(recorder) if recorder.records() && crate::recorder::is_recorded(&op) => {
                 recorder.record(self, op, output).await

@@ -393,4 +393,12 @@ fn a_terminal_needs_its_stream_and_a_recording_takes_no_stream() {
     )
     .unwrap();
     assert_eq!(ran.stdout, "kept\n");
+    // A terminal on a recording sandbox still runs commands; its programs see no input.
+    recording.write_stdin(2, b"typed\n".to_vec()).unwrap();
+    let ran = exec_op(
+        &recording,
+        json!({"op": "exec", "script": "echo ran", "stdinStream": 2, "tty": true}),
+    )
+    .unwrap();
+    assert_eq!(ran.stdout, "ran\n");
 }

@@ -390,8 +390,8 @@ impl Shell {
         self.registry.remove(stdin_feed::FEED_COMMAND);
         self.registry.remove(stdin_feed::DONE_COMMAND);
         self.registry.remove(stdin_feed::STATUS_COMMAND);
-        if done.exited() {
-            // The script ended through the `exit` function before it could remove it.
+        if !done.group_ended() {
+            // The script ended (`exit`, `set -e`) before its group removed the function.
             let _ = self.bash.exec(stdin_feed::CLEANUP).await;
         }
         outcome

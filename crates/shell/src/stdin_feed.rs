@@ -46,7 +46,7 @@ pub(crate) fn fed_script(script: &str) -> String {
     )
 }
 
-/// Run after an exec that ended through the `exit` function: removes it.
+/// Run after an exec whose group did not reach its end: removes the `exit` function.
 pub(crate) const CLEANUP: &str = "unset -f exit";
 
 /// Whether the script has ended, and the feed to wake when it does.
@@ -56,8 +56,8 @@ struct Ended {
     feed: Option<Waker>,
     /// The script's status, as the marker got it.
     status: i32,
-    /// The script ended through `exit`.
-    exited: bool,
+    /// The script's group reached its end (and removed the `exit` function itself).
+    group_ended: bool,
 }
 
 /// The feed, its end marker and the status command for one exec.
@@ -76,9 +76,10 @@ pub(crate) fn feed_and_marker(source: Arc<dyn StdinSource>) -> (StdinFeed, FeedD
 }
 
 impl FeedDone {
-    /// Whether the script ended through `exit` (the function is then still defined).
-    pub(crate) fn exited(&self) -> bool {
-        lock(&self.ended).exited
+    /// Whether the script's group ran to its end. If not (`exit`, `set -e`, a syntax
+    /// error), the `exit` function may still be defined: run [`CLEANUP`].
+    pub(crate) fn group_ended(&self) -> bool {
+        lock(&self.ended).group_ended
     }
 }
 
@@ -159,8 +160,11 @@ impl Command for FeedDone {
             feed.wake();
         }
         match ctx.args.first().map(String::as_str) {
-            Some("--exit") => ended.exited = true,
-            code => ended.status = code.and_then(|code| code.parse().ok()).unwrap_or(0),
+            Some("--exit") => {}
+            code => {
+                ended.group_ended = true;
+                ended.status = code.and_then(|code| code.parse().ok()).unwrap_or(0);
+            }
         }
         Ok(CommandStatus::success())
     }
