@@ -46,7 +46,11 @@ for (const name of browserNames) {
       await page.waitForFunction(() => window.sandtab?.Sandbox !== undefined);
       await page.evaluate(
         async (doc) => {
-          window.netbox = await window.sandtab.Sandbox.create({ storage: 'memory', capabilities: doc });
+          window.netbox = await window.sandtab.Sandbox.create({
+            storage: 'memory',
+            capabilities: doc,
+            programs: [{ names: ['python3'], url: 'guests/python.wasm' }],
+          });
         },
         {
           network: {
@@ -70,6 +74,37 @@ for (const name of browserNames) {
         const r = await window.netbox.exec(s);
         return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
       }, script);
+
+    test("Python's urllib and http.client reach a granted origin; others are refused", async () => {
+      const before = elsewhere.requests.length + otherPort.requests.length;
+      const echoes = api.requests.filter((r) => r.path === '/echo').length;
+      const script = [
+        `python3 - <<'EOF'`,
+        'import urllib.request as u, urllib.error as e, http.client, json',
+        `r = u.urlopen("${api.origin}/json")`,
+        'print(r.status, json.load(r)["n"])',
+        `req = u.Request("${api.origin}/echo", data=b"x=1", method="POST")`,
+        'print(json.load(u.urlopen(req))["body"])',
+        `c = http.client.HTTPConnection("${new URL(api.origin).host}")`,
+        'c.request("GET", "/file.bin"); print(list(c.getresponse().read()))',
+        `for url in ("${elsewhere.origin}/steal", "${otherPort.origin}/", "data:text/plain,x"):`,
+        '    try:',
+        '        u.urlopen(url)',
+        '    except e.URLError as err:',
+        '        print(getattr(err.reason, "code", err.reason))',
+        'EOF',
+      ].join('\n');
+      const out = await exec(script);
+      assert.equal(out.exitCode, 0, out.stderr);
+      const lines = out.stdout.split('\n');
+      assert.deepEqual(lines.slice(0, 5), ['200 42', 'x=1', '[0, 1, 2, 255, 254, 10]', 'CAP_NET_PRIVATE', 'CAP_NET_PRIVATE']);
+      assert.equal(api.requests.filter((r) => r.path === '/echo').length, echoes + 1, 'the POST reached the api once');
+      assert.equal(elsewhere.requests.length + otherPort.requests.length, before, 'no refused request left the browser');
+      const audit = (await page.evaluate(() => window.netbox.auditLog())).trim().split('\n').map((l) => JSON.parse(l));
+      const fromGuest = audit.filter((e) => e.via === 'guest');
+      assert.ok(fromGuest.some((e) => e.kind === 'denial' && e.code === 'CAP_NET_PRIVATE'), JSON.stringify(fromGuest));
+      assert.ok(fromGuest.some((e) => e.kind !== 'denial' && e.ok === true), JSON.stringify(fromGuest));
+    });
 
     test('granted requests work: curl GET, POST, -o, -w, -f, -L within the origin; wget', async () => {
       const get = await exec(`curl -s ${api.origin}/hello`);

@@ -76,8 +76,16 @@ async fn run(options: Options) -> Result<i32, String> {
                 ..Quota::UNLIMITED
             };
             Arc::new(
-                SandboxFs::in_memory(Arc::new(WallClock), quota, Vec::new())
-                    .map_err(|err| err.to_string())?,
+                SandboxFs::in_memory(
+                    Arc::new(WallClock),
+                    quota,
+                    // A script may run CPython; a program run alone needs no support.
+                    match options.command {
+                        Command::Sh { .. } => vec![sandtab_shell::python_support::mount()],
+                        _ => Vec::new(),
+                    },
+                )
+                .map_err(|err| err.to_string())?,
             )
         }
     };

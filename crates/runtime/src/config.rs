@@ -496,10 +496,13 @@ impl SandboxOptions {
 
 fn mounts(specs: Vec<MountSpec>) -> RuntimeResult<Vec<Mount>> {
     let invalid = RuntimeError::invalid;
-    let mut mounts = vec![Mount {
-        path: VfsPath::parse("/tmp")?,
-        source: MountSource::Memory,
-    }];
+    let mut mounts = vec![
+        Mount {
+            path: VfsPath::parse("/tmp")?,
+            source: MountSource::Memory,
+        },
+        sandtab_shell::python_support::mount(),
+    ];
     for (index, spec) in specs.into_iter().enumerate() {
         let what = format!("mounts[{index}]");
         if !spec.path.starts_with('/') {

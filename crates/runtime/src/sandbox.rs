@@ -550,13 +550,21 @@ fn snapshot_entry(info: &SnapshotInfo) -> SnapshotEntry {
 
 /// Whether `fs` holds anything but its mount points.
 fn has_files(fs: &SandboxFs) -> RuntimeResult<bool> {
-    let mounts: Vec<String> = fs
-        .mount_paths()
-        .filter_map(|path| path.file_name().map(str::to_owned))
-        .collect();
-    Ok(!fs
-        .mem()
-        .read_dir(&VfsPath::root())?
-        .iter()
-        .all(|entry| mounts.contains(&entry.name)))
+    let mounts: Vec<&VfsPath> = fs.mount_paths().collect();
+    // Directories that only lead to mounts (`/opt/sandtab` above a mount) are not files.
+    let mut dirs = vec![VfsPath::root()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs.mem().read_dir(&dir)? {
+            let path = dir.join(&entry.name)?;
+            if mounts.contains(&&path) {
+                continue;
+            }
+            if mounts.iter().any(|mount| mount.starts_with(&path)) {
+                dirs.push(path);
+                continue;
+            }
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }

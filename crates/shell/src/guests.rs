@@ -7,6 +7,7 @@
 //! in the script that denote guest modules (see [`Guests::prepare`]).
 
 use crate::program_stubs::InstalledNames;
+use crate::python_support;
 use crate::stdin_feed::StdinSource;
 use bashkit::{
     BuiltinRegistry, Command, CommandContext, CommandInput, CommandOutput, CommandStatus,
@@ -424,6 +425,14 @@ impl Command for GuestCommand {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        if matches!(self.target, Target::Installed(_)) && python_support::is_python(ctx.name) {
+            let given = env.iter().position(|(key, _)| key == "PYTHONPATH");
+            let value = python_support::python_path(given.map(|at| env[at].1.as_str()));
+            match given {
+                Some(at) => env[at].1 = value,
+                None => env.push(("PYTHONPATH".into(), value)),
+            }
+        }
         env.sort();
         let run = GuestRun {
             args,
@@ -545,5 +554,16 @@ impl GuestIo for CommandIo {
     fn host_call(&mut self, name: String, args: String) -> BoxFuture<'_, Result<String, String>> {
         let call = self.gate.call_tool(&name, &args, sandtab_caps::Via::Guest);
         Box::pin(async move { call.await.map_err(|denial| denial.to_string()) })
+    }
+
+    /// `/dev/sandtab/http`: an HTTP request through the gate (see `http_device`).
+    fn device(&mut self, name: String, request: Vec<u8>) -> BoxFuture<'_, Result<Vec<u8>, String>> {
+        let gate = self.gate.clone();
+        Box::pin(async move {
+            match name.as_str() {
+                crate::http_device::NAME => Ok(crate::http_device::exchange(&gate, &request).await),
+                _ => Err(format!("no device /dev/sandtab/{name}")),
+            }
+        })
     }
 }

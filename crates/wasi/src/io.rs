@@ -36,6 +36,12 @@ pub trait GuestIo: Send {
         let _ = args;
         Box::pin(async move { Err(format!("no host function `{name}` is granted")) })
     }
+    /// A guest's request on the device file `/dev/sandtab/NAME`: the bytes it wrote;
+    /// the answer is the bytes it reads back. An error makes its read fail with EIO.
+    fn device(&mut self, name: String, request: Vec<u8>) -> BoxFuture<'_, Result<Vec<u8>, String>> {
+        let _ = request;
+        Box::pin(async move { Err(format!("no device `{name}`")) })
+    }
 }
 
 /// Time and randomness from the platform, read synchronously by the guest's calls.

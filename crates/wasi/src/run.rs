@@ -98,6 +98,9 @@ impl GuestRun {
                 .filter_map(|entry| VfsPath::root().join(&entry.name).ok())
                 .collect();
             named.extend(fs.mount_paths().filter(|path| !path.is_root()).cloned());
+            // The device files (`/dev/sandtab/NAME`) are reached through `/dev`,
+            // whether or not the sandbox has such a directory.
+            named.extend(VfsPath::parse(crate::preview1::DEVICE_PARENT).ok());
             named.sort();
             named.dedup();
             preopens.extend(named.into_iter().map(|path| (path.to_string(), path)));
@@ -481,6 +484,19 @@ impl Runner {
                 flush_wasi(wasi, io).await?;
                 let answer = io.host_call(name.clone(), args.clone()).await;
                 wasi.host_answer = Some((name, args, answer));
+            }
+            Block::Device { fd } => {
+                flush_wasi(wasi, io).await?;
+                let request = match wasi.fds.get_mut(&fd) {
+                    Some(preview1::Fd::Device(device)) => device.take_request(),
+                    _ => None,
+                };
+                if let Some((name, request)) = request {
+                    let answer = io.device(name, request).await;
+                    if let Some(preview1::Fd::Device(device)) = wasi.fds.get_mut(&fd) {
+                        device.answer(answer);
+                    }
+                }
             }
         }
         Ok(())

@@ -276,6 +276,65 @@ fn a_host_call_awaits_the_host_and_resumes_the_guest() {
     assert_eq!(io.calls.lock().unwrap().len(), 1, "the tool ran once");
 }
 
+/// Opens `/dev/sandtab/NAME` (NAME from the data at 300), writes "hello " then
+/// "device", reads the answer in two reads and prints it; a failed read exits 5, a
+/// write after the read must be EBADF (8) or it exits 6.
+const DEVICE: &str = r#"(module
+  (import "wasi_snapshot_preview1" "path_open" (func $open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_close" (func $fd_close (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 100) "hello device")
+  (data (i32.const 300) "dev/sandtab/upper")
+  (func $write (param $fd i32) (param $at i32) (param $len i32) (result i32)
+    (i32.store (i32.const 0) (local.get $at))
+    (i32.store (i32.const 4) (local.get $len))
+    (call $fd_write (local.get $fd) (i32.const 0) (i32.const 1) (i32.const 8)))
+  (func $read (param $fd i32) (param $at i32) (param $len i32) (result i32)
+    (i32.store (i32.const 0) (local.get $at))
+    (i32.store (i32.const 4) (local.get $len))
+    (if (call $fd_read (local.get $fd) (i32.const 0) (i32.const 1) (i32.const 8))
+      (then (call $exit (i32.const 5))))
+    (i32.load (i32.const 8)))
+  (func (export "_start") (local $fd i32) (local $got i32)
+    (if (call $open (i32.const 3) (i32.const 0) (i32.const 300) (i32.const 17) (i32.const 0)
+                    (i64.const 0x42) (i64.const 0x42) (i32.const 0) (i32.const 16))
+      (then (call $exit (i32.const 4))))
+    (local.set $fd (i32.load (i32.const 16)))
+    (drop (call $write (local.get $fd) (i32.const 100) (i32.const 6)))
+    (drop (call $write (local.get $fd) (i32.const 106) (i32.const 6)))
+    (local.set $got (call $read (local.get $fd) (i32.const 1000) (i32.const 5)))
+    (local.set $got (i32.add (local.get $got)
+      (call $read (local.get $fd) (i32.add (i32.const 1000) (local.get $got)) (i32.const 100))))
+    (if (i32.ne (call $write (local.get $fd) (i32.const 100) (i32.const 1)) (i32.const 8))
+      (then (call $exit (i32.const 6))))
+    (drop (call $fd_close (local.get $fd)))
+    (drop (call $write (i32.const 1) (i32.const 1000) (local.get $got)))))"#;
+
+#[test]
+fn a_device_file_sends_what_was_written_and_reads_the_answer() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["dev"]).run(&wasm(DEVICE), &mut io);
+    assert_eq!(outcome.exit_code, 0, "{outcome:?}");
+    assert_eq!(String::from_utf8_lossy(&io.stdout), "HELLO DEVICE");
+    let calls = io.calls.lock().unwrap().clone();
+    assert_eq!(
+        calls,
+        vec![("device upper".to_string(), "hello device".to_string())],
+        "one request, sent whole at the first read"
+    );
+}
+
+#[test]
+fn a_device_the_host_does_not_answer_fails_the_read_with_eio() {
+    let mut io = TestIo::default();
+    let unknown = DEVICE.replace("dev/sandtab/upper", "dev/sandtab/nope!");
+    let outcome = Run::new(&["dev"]).run(&wasm(&unknown), &mut io);
+    assert_eq!(outcome.exit_code, 5, "{outcome:?}");
+}
+
 /// The calls no libc program reaches: each answers with its defined errno.
 const RARE_CALLS: &str = r#"(module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))

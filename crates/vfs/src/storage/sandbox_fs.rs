@@ -31,6 +31,10 @@ pub enum MountSource {
     Memory,
     /// Files given by the host (paths relative to the mount point), read-only.
     ReadOnly(Vec<(String, Vec<u8>)>),
+    /// Files given by the host, kept in memory only and writable: a fresh copy at
+    /// every open (sandtab's Python support, whose compiled caches go beside it).
+    /// Those past the quota are left out.
+    Scratch(Vec<(String, Vec<u8>)>),
 }
 
 /// Where a file's contents lie in storage while not loaded: bytes
@@ -82,6 +86,31 @@ fn apply_mounts(mem: &MemFs, mounts: &[Mount]) -> VfsResult<()> {
         }
         match &mount.source {
             MountSource::Memory => mem.mount(&mount.path, MountKind::Memory)?,
+            MountSource::Scratch(files) => {
+                mem.mount(&mount.path, MountKind::Memory)?;
+                for (relative, data) in files {
+                    let file = mount.path.join(relative.trim_start_matches('/'))?;
+                    if !file.starts_with(&mount.path) || file == mount.path {
+                        return Err(VfsError::new(ErrorKind::InvalidInput, relative.clone()));
+                    }
+                    if let Some(parent) = file.parent() {
+                        mem.create_dir_all(&parent)?;
+                    }
+                    // They count against the quota: a sandbox too small for them
+                    // opens without them rather than not at all.
+                    match mem.write(&file, data) {
+                        Err(err)
+                            if matches!(
+                                err.kind(),
+                                ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge
+                            ) =>
+                        {
+                            break;
+                        }
+                        other => other?,
+                    }
+                }
+            }
             MountSource::ReadOnly(files) => mem.mount_read_only(
                 &mount.path,
                 files

@@ -39,6 +39,7 @@ pub(crate) enum Fd {
     Stderr,
     File(OpenFile),
     Dir(OpenDir),
+    Device(super::device::OpenDevice),
 }
 
 /// Everything the WASI functions work on, kept in the wasmi store.
@@ -144,7 +145,7 @@ impl WasiCtx {
     pub(crate) fn seekable(&mut self, fd: u32) -> Result<&mut OpenFile, Errno> {
         match self.fd_mut(fd)? {
             Fd::File(file) => Ok(file),
-            Fd::Stdin | Fd::Stdout | Fd::Stderr => Err(wasi::ERRNO_SPIPE),
+            Fd::Stdin | Fd::Stdout | Fd::Stderr | Fd::Device(_) => Err(wasi::ERRNO_SPIPE),
             Fd::Dir(_) => Err(wasi::ERRNO_BADF),
         }
     }

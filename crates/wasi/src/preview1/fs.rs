@@ -261,6 +261,17 @@ fn write_at(
             }
             return Ok(mem.set_u32(out, len)?);
         }
+        Fd::Device(_) => {
+            if at.is_some() {
+                return Err(wasi::ERRNO_SPIPE.into());
+            }
+            let (ptr, len) = first_buffer(mem, iovs, count)?;
+            let data = mem.bytes(ptr, len)?.into_owned();
+            if let Some(Fd::Device(device)) = ctx.fds.get_mut(&fd) {
+                device.write(&data)?;
+            }
+            return Ok(mem.set_u32(out, len)?);
+        }
         _ => return Err(wasi::ERRNO_BADF.into()),
     };
     if at.is_some() {
@@ -302,6 +313,14 @@ pub(super) fn fd_read(
             let data = fs.read_handle(&file.handle, file.pos, want as usize)?;
             file.pos += data.len() as u64;
             data
+        }
+        Fd::Device(device) => {
+            if device.readable() || ctx.output.is_empty() {
+                device.read(fd, want as usize)?
+            } else {
+                // What the guest printed before asking is shown before it waits.
+                return Err(Fail::Block(Block::Flush));
+            }
         }
         _ => return Err(wasi::ERRNO_BADF.into()),
     };
@@ -425,6 +444,11 @@ pub(super) fn fd_fdstat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u32)
     let (kind, flags, base, inheriting) = match ctx.fd(fd)? {
         Fd::Stdin => (stdin_kind, 0, wasi::RIGHTS_FD_READ, wasi::RIGHTS_FD_READ),
         Fd::Stdout | Fd::Stderr => (0, 0, wasi::RIGHTS_FD_WRITE, wasi::RIGHTS_FD_WRITE),
+        Fd::Device(_) => {
+            let rights =
+                wasi::RIGHTS_FD_READ | wasi::RIGHTS_FD_WRITE | wasi::RIGHTS_POLL_FD_READWRITE;
+            (wasi::FILETYPE_CHARACTER_DEVICE.raw(), 0, rights, rights)
+        }
         Fd::Dir(OpenDir {
             preopen: Some(_), ..
         }) => (
@@ -498,6 +522,12 @@ pub(super) fn fd_filestat_get(mem: &mut Mem, ctx: &mut WasiCtx, fd: u32, out: u3
                 ..ctx.fs.mem().stat(&VfsPath::root())?
             },
         },
+        // A device: all zeros but its type.
+        Fd::Device(_) => {
+            let mut stat = [0u8; 64];
+            stat[16] = wasi::FILETYPE_CHARACTER_DEVICE.raw();
+            return Ok(mem.write(out, &stat)?);
+        }
         // A stream: all zeros, filetype unknown.
         _ => return Ok(mem.write(out, &[0u8; 64])?),
     };

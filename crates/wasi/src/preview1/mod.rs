@@ -8,6 +8,7 @@
 //! runs the same operation again, which now completes. So every wait is an ordinary
 //! `await` in the runner, and the guest never knows.
 
+mod device;
 mod errno;
 mod fd;
 // The host functions take the WASI ABI's parameters one to one.
@@ -23,7 +24,8 @@ mod path;
 mod poll;
 mod resolve;
 
-pub(crate) use fd::WasiCtx;
+pub(crate) use device::DEVICE_PARENT;
+pub(crate) use fd::{Fd, WasiCtx};
 pub(crate) use link::{HostFn, add_to_linker, host_fn, is_provided, may_wait};
 pub(crate) use memory::Mem;
 
@@ -46,6 +48,8 @@ pub(crate) enum Block {
     Yield,
     /// A host call whose answer the guest waits for.
     HostCall { name: String, args: String },
+    /// The device open as `fd` has a request for the host (see `device`).
+    Device { fd: u32 },
 }
 
 /// How a host function failed to complete.

@@ -1,6 +1,7 @@
 //! The `path_*` functions: opening, creating, removing, renaming and linking by path,
 //! each resolved beneath a directory descriptor (`resolve.rs`), as wasmtime 50 answers.
 
+use super::device::OpenDevice;
 use super::fd::{Fd, OpenDir, OpenFile, WasiCtx};
 use super::fs::{
     FDFLAGS_ALL, FDFLAGS_SYNCS, MAX_OPEN_FDS, RIGHTS_ALL, ensure_loaded, guest_meta,
@@ -66,6 +67,18 @@ pub(super) fn path_open(
     }
     let read = base & wasi::RIGHTS_FD_READ != 0;
     let write = base & wasi::RIGHTS_FD_WRITE != 0;
+    // `/dev/sandtab/NAME` is a device, whatever the files hold (see `device`).
+    let named = ctx.dir(fd)?.path.join(&path_text).ok();
+    if let Some(device) = named.as_ref().and_then(OpenDevice::named) {
+        if want_dir || (create && exclusive) {
+            return Err(wasi::ERRNO_INVAL.into());
+        }
+        if ctx.fds.len() >= MAX_OPEN_FDS {
+            return Err(wasi::ERRNO_NFILE.into());
+        }
+        let new = ctx.insert(Fd::Device(device))?;
+        return Ok(mem.set_u32(out, new)?);
+    }
     let target = ctx.resolve(fd, &path_text, follow)?;
     let fs = ctx.fs.mem().clone();
     let meta = match fs.lstat(&target.path) {

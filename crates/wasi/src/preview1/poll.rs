@@ -100,6 +100,14 @@ pub(super) fn poll_oneoff(
                         wants_stdin = true;
                     }
                 }
+                Ok(Fd::Device(device)) => {
+                    if device.readable() {
+                        ready.push((*userdata, 0, 1, 1, 0));
+                    } else {
+                        ctx.poll_started = None;
+                        return Err(Fail::Block(Block::Device { fd }));
+                    }
+                }
                 Ok(Fd::File(file)) => {
                     let size = ctx.fs.mem().handle_metadata(&file.handle).size;
                     let hangup = if file.pos >= size {
@@ -115,7 +123,9 @@ pub(super) fn poll_oneoff(
                 }
             },
             Wait::Write { fd } => match ctx.fd(fd) {
-                Ok(Fd::Stdout | Fd::Stderr | Fd::File(_)) => ready.push((*userdata, 0, 2, 1, 0)),
+                Ok(Fd::Stdout | Fd::Stderr | Fd::File(_) | Fd::Device(_)) => {
+                    ready.push((*userdata, 0, 2, 1, 0))
+                }
                 _ => {
                     ctx.poll_started = None;
                     return Err(wasi::ERRNO_BADF.into());

@@ -75,6 +75,18 @@ impl GuestIo for TestIo {
             }
         })
     }
+    fn device(&mut self, name: String, request: Vec<u8>) -> BoxFuture<'_, Result<Vec<u8>, String>> {
+        self.calls.lock().unwrap().push((
+            format!("device {name}"),
+            String::from_utf8_lossy(&request).into(),
+        ));
+        Box::pin(async move {
+            match name.as_str() {
+                "upper" => Ok(request.to_ascii_uppercase()),
+                _ => Err(format!("no device {name}")),
+            }
+        })
+    }
 }
 
 pub fn memory_fs() -> Arc<SandboxFs> {
