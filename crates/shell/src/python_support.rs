@@ -1,5 +1,6 @@
 //! What sandtab adds to CPython: `sitecustomize` (the packages `pip` installed, on
-//! the path) and `_sandtab_net` (HTTP(S) through the gate, see `http_device`). They
+//! the path), `_sandtab_net` (HTTP through the gate, see `http_device`) and `ssl`
+//! (HTTPS the same way: the browser makes the TLS connection). They
 //! are mounted in memory at [`DIR`] at every open, writable so that CPython keeps
 //! its compiled caches beside them (the first import of a source file costs about
 //! 80 ms in the sandbox, a cached one 4 ms), and never stored.
@@ -10,15 +11,14 @@ use sandtab_vfs::{Mount, MountSource, VfsPath};
 /// embedded files hide).
 pub const DIR: &str = "/opt/sandtab/python";
 
-/// Where `pip` installs packages, and `sitecustomize` finds them.
-pub const SITE_PACKAGES: &str = "/opt/sandtab/lib/python3.12/site-packages";
-
-const FILES: [(&str, &str); 2] = [
+const FILES: [(&str, &str); 3] = [
     (
         "sitecustomize.py",
         include_str!("../python/sitecustomize.py"),
     ),
     ("_sandtab_net.py", include_str!("../python/_sandtab_net.py")),
+    // CPython was built without OpenSSL: HTTPS is the browser's, through the gate.
+    ("ssl.py", include_str!("../python/ssl.py")),
 ];
 
 /// The mount that gives every sandbox the support modules.

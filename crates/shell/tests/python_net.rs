@@ -25,6 +25,7 @@ fn python_shell() -> (Shell, Arc<Net>, Arc<Gate>) {
     let (_, net) = shell();
     let doc = serde_json::json!({"network": {"allow": [
         {"origin": "http://api.test", "methods": ["GET", "HEAD", "POST"]},
+        {"origin": "https://files.test"},
     ]}});
     let gate = Arc::new(Gate::new(
         Capabilities::from_value(&doc).unwrap(),
@@ -134,4 +135,36 @@ async fn a_refused_request_raises_with_the_gates_code_and_is_audited() {
     let audit = gate.audit().to_jsonl();
     assert!(audit.contains("\"via\":\"guest\""), "{audit}");
     assert!(audit.contains("CAP_NET_DENIED"), "{audit}");
+}
+
+#[tokio::test]
+async fn https_goes_through_the_gate_with_sandtabs_ssl_module() {
+    let (mut shell, net, _) = python_shell();
+    let out = shell
+        .exec(
+            "python3 -c 'import ssl, urllib.request as u, http.client\n\
+             print(ssl.OPENSSL_VERSION.startswith(\"OpenSSL \"), ssl.HAS_SNI)\n\
+             r = u.urlopen(\"https://files.test/docs/report.pdf\")\n\
+             print(r.status, r.headers[\"content-type\"], len(r.read()))\n\
+             c = http.client.HTTPSConnection(\"files.test\", context=ssl._create_unverified_context())\n\
+             c.request(\"HEAD\", \"/docs/report.pdf\"); r = c.getresponse(); print(r.status, r.read())\n\
+             try:\n\
+             \x20   ssl.create_default_context().load_cert_chain(\"c.pem\")\n\
+             except ssl.SSLError as err:\n\
+             \x20   print(err)'",
+        )
+        .await;
+    assert_eq!(out.exit_code, 0, "{}", out.stderr_text());
+    assert_eq!(
+        out.stdout_text(),
+        "True True\n200 application/pdf 3000\n200 b''\n\
+         sandtab: TLS is made by the browser; a client certificate is not possible in the sandbox\n"
+    );
+    let sent = net.requests();
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(
+        sent.iter()
+            .all(|r| r.url == "https://files.test/docs/report.pdf")
+    );
+    assert_eq!(sent[1].method, "HEAD");
 }
