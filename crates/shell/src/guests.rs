@@ -391,6 +391,16 @@ impl Command for GuestCommand {
             .and_then(|cwd| VfsPath::parse(cwd).ok())
             .unwrap_or_else(VfsPath::root);
         let path_var = ctx.env.get("PATH").cloned().unwrap_or_default();
+        // `python3 -m pip ...` is sandtab's pip (CPython has none).
+        if matches!(self.target, Target::Installed(_))
+            && python_support::is_python(ctx.name)
+            && ctx.args.first().map(String::as_str) == Some("-m")
+            && ctx.args.get(1).map(String::as_str) == Some("pip")
+        {
+            let args = ctx.args[2..].to_vec();
+            let pip = crate::commands::pip::Pip::new(&guests.fs, &guests.gate);
+            return Box::pin(pip.run(&ctx, &args)).await;
+        }
         let module = match &self.target {
             Target::Installed(program) => guests
                 .compiled(program)

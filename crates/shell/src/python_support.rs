@@ -11,6 +11,9 @@ use sandtab_vfs::{Mount, MountSource, VfsPath};
 /// embedded files hide).
 pub const DIR: &str = "/opt/sandtab/python";
 
+/// Where `pip` installs packages, and `sitecustomize` finds them.
+pub const SITE_PACKAGES: &str = "/opt/sandtab/lib/python3.12/site-packages";
+
 const FILES: [(&str, &str); 3] = [
     (
         "sitecustomize.py",

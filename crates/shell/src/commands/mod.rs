@@ -18,6 +18,7 @@ mod ls;
 mod openssl;
 mod patch;
 mod paths;
+pub(crate) mod pip;
 mod shuf;
 mod stat;
 mod tar;
@@ -44,6 +45,7 @@ pub(crate) fn register(
     let builder = shuf::register(builder, fs, entropy);
     let builder = openssl::register(builder, fs, entropy);
     let builder = curl::register(builder, fs, gate);
+    let builder = pip::register(builder, fs, gate);
     let builder = tool::register(builder, fs, gate);
     let builder = ui::register(builder, fs, gate);
     let builder = date::register(builder, fs);
