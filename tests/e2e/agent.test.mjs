@@ -521,6 +521,30 @@ for (const name of browserNames) {
       assert.deepEqual(left, []);
     });
 
+    test('pip refused at PyPI: the chat offers to grant the package index', async () => {
+      model.script([
+        { toolCalls: [{ name: 'bash', args: { command: 'pip install six' } }] },
+        { text: 'pip cannot reach the package index.' },
+      ]);
+      await send(page, 'Install six.');
+      assert.equal(await turnEnded(page), 'Done.');
+      await page.waitForSelector('.chat-offer');
+      const text = await page.$eval('.chat-offer .offer-text', (el) => el.textContent);
+      assert.match(text, /^pip needs the Python package index, .* Grant https:\/\/pypi\.org and https:\/\/files\.pythonhosted\.org\?$/);
+      // The project reopens with the grant (a new sandbox): wait for it each time.
+      const reopened = async (action) => {
+        await page.evaluate(() => (window.before = window.sandtab.sandbox));
+        await action();
+        await page.waitForFunction(() => window.sandtab?.sandbox !== window.before && document.querySelector('#terminal'), { timeout: 30_000 });
+      };
+      await reopened(() => page.click('.chat-offer .offer-accept'));
+      assert.equal(await page.$('.chat-offer'), null, 'the offer is gone once answered');
+      const granted = await page.evaluate(() => JSON.parse(localStorage.getItem('sandtab-agent:settings')).allowedOrigins);
+      assert.ok(['https://pypi.org', 'https://files.pythonhosted.org'].every((o) => granted.includes(o)), String(granted));
+      // Back to what the other tests expect: only the api granted. Nothing reached PyPI.
+      await reopened(() => configure(page, { allowedOrigins: api.origin }));
+    });
+
     test('the page reached only itself, the model and the granted origin', () => {
       assert.deepEqual([...origins].sort(), [site.url.replace(/\/$/, ''), model.url, api.origin].sort());
     });

@@ -147,6 +147,25 @@ export class ChatPanel {
     this.#status.classList.toggle('error', isError);
   }
 
+  /** Offers the person a choice below the status line (one at a time): `text`, and a
+   * button that runs `accept` and removes the offer; "Not now" only removes it. */
+  offer(text: string, label: string, accept: () => void): void {
+    this.#status.parentElement?.querySelector('.chat-offer')?.remove();
+    const box = element('div', 'chat-offer');
+    box.setAttribute('role', 'group');
+    box.setAttribute('aria-label', 'Offer');
+    const yes = element('button', 'offer-accept', label);
+    const no = element('button', 'offer-dismiss', 'Not now');
+    yes.type = no.type = 'button';
+    yes.addEventListener('click', () => {
+      box.remove();
+      accept();
+    });
+    no.addEventListener('click', () => box.remove());
+    box.append(element('span', 'offer-text', text), yes, no);
+    this.#status.after(box);
+  }
+
   /** Draws the whole conversation (turns are few; a redraw keeps it simple and exact). */
   render(conversation: Conversation): void {
     const atBottom = this.#transcript.scrollHeight - this.#transcript.scrollTop - this.#transcript.clientHeight < 40;

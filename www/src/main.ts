@@ -220,10 +220,33 @@ async function runAgentTurn(open: Open, prompt: string): Promise<void> {
     turn.status === 'error',
   );
   await refresh();
+  offerPackageIndex(turn.items);
   if (reopenAfterTurn) {
     reopenAfterTurn = false;
     await openProject(open.project);
   }
+}
+
+/** Where pip finds packages: PyPI's index and the host of its files. */
+const PACKAGE_INDEX_ORIGINS = ['https://pypi.org', 'https://files.pythonhosted.org'];
+
+/** When a step of the turn ran pip and the gate refused PyPI, offers to grant it. */
+function offerPackageIndex(items: { kind: string; output?: string }[]): void {
+  const refused = items.some(
+    (item) => item.kind === 'tool' && /ERROR: CAP_NET_\w+: https:\/\/(pypi\.org|files\.pythonhosted\.org)/.test(item.output ?? ''),
+  );
+  const missing = PACKAGE_INDEX_ORIGINS.filter((origin) => !settings.allowedOrigins.includes(origin));
+  if (!refused || missing.length === 0) return;
+  chat.offer(
+    `pip needs the Python package index, which this project cannot reach. Grant ${missing.join(' and ')}?`,
+    'Grant the package index',
+    () => {
+      settings = { ...settings, allowedOrigins: [...settings.allowedOrigins, ...missing] };
+      saveSettings(settings);
+      chat.status(`Granted ${missing.join(' and ')}: ask the agent to run pip again.`);
+      if (current) void openProject(current.project);
+    },
+  );
 }
 
 async function revert(turnId: number): Promise<void> {

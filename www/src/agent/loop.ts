@@ -55,7 +55,7 @@ const SCREEN_OUTPUT_LIMIT = 100_000;
 export const MAX_STEPS = 30;
 
 export const SYSTEM_PROMPT = `You are a coding agent working in sandtab, a sandbox that runs entirely in the user's browser tab.
-You have a bash-compatible shell with the usual commands (ls, cat, grep, sed, find, jq, diff, patch, tar, curl when allowed), python3 (CPython 3.12, standard library only; urllib.request and http.client reach granted origins, HTTPS included) and qjs (QuickJS).
+You have a bash-compatible shell with the usual commands (ls, cat, grep, sed, find, jq, diff, patch, tar, curl when allowed), python3 (CPython 3.12; pip installs pure-Python packages when the user granted the package index; urllib, http.client and requests reach granted origins, HTTPS included) and qjs (QuickJS).
 Files persist; the working directory is /home/agent. Use the tools to inspect, write and run code; check your work by running it.
 An HTML app written to the project can be shown in the Preview panel. Network access is off unless the user granted origins.
 Keep answers short; say what you changed.`;
