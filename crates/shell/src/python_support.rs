@@ -14,14 +14,16 @@ pub const DIR: &str = "/opt/sandtab/python";
 /// Where `pip` installs packages, and `sitecustomize` finds them.
 pub const SITE_PACKAGES: &str = "/opt/sandtab/lib/python3.12/site-packages";
 
+// `sitecustomize` last: a sandbox whose quota leaves some out gets no start-up hook
+// rather than one whose modules are missing.
 const FILES: [(&str, &str); 3] = [
+    ("_sandtab_net.py", include_str!("../python/_sandtab_net.py")),
+    // CPython was built without OpenSSL: HTTPS is the browser's, through the gate.
+    ("ssl.py", include_str!("../python/ssl.py")),
     (
         "sitecustomize.py",
         include_str!("../python/sitecustomize.py"),
     ),
-    ("_sandtab_net.py", include_str!("../python/_sandtab_net.py")),
-    // CPython was built without OpenSSL: HTTPS is the browser's, through the gate.
-    ("ssl.py", include_str!("../python/ssl.py")),
 ];
 
 /// The mount that gives every sandbox the support modules.
