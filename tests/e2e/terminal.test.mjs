@@ -137,6 +137,18 @@ for (const name of browserNames) {
         await waitForScreen(page, (r) => r.filter(Boolean).length > before && asking(r), `python to ask after ${JSON.stringify(line)}`, 30_000);
       }
       await waitForScreen(page, (r) => r.includes('43'), 'the block to run', 30_000);
+      // Ctrl-C at the prompt, with a line half typed: KeyboardInterrupt, and the
+      // interpreter goes on with what it had.
+      await page.keyboard.type('x = 1000');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('c');
+      await page.keyboard.up('Control');
+      await waitForScreen(page, (r) => r.includes('KeyboardInterrupt') && asking(r), 'KeyboardInterrupt', 30_000);
+      await page.keyboard.type('print(x)');
+      await page.keyboard.press('Enter');
+      rows = await waitForScreen(page, (r) => r.includes('6') && asking(r), 'the interpreter after Ctrl-C', 30_000);
+      assert.ok(rows.includes('>>> x = 1000^C'), rows.join('\n'));
+      assert.equal(rows[rows.indexOf('>>> x = 1000^C') + 1], 'KeyboardInterrupt', rows.join('\n'));
       await page.keyboard.down('Control');
       await page.keyboard.press('d');
       await page.keyboard.up('Control');

@@ -37,6 +37,8 @@ export type ToWorker =
   // `stream`: send an exec's output as it is written (else it comes with the result).
   | { type: 'op'; v: number; id: number; op: Op; stream?: boolean }
   | { type: 'cancel' }
+  // As Ctrl-C: interrupts a program waiting for typed input that takes interrupts, or cancels.
+  | { type: 'interrupt' }
   // Standard input of an exec that has `stdinStream: stream`: bytes, then `end`.
   | { type: 'stdin'; stream: number; data?: Uint8Array; end?: boolean }
   // The page's answer to a guest's host call.

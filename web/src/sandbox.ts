@@ -374,6 +374,15 @@ export class Sandbox {
     this.#ui.stopWaiting();
   }
 
+  /** As Ctrl-C in a terminal. A program waiting for typed input on a `tty` exec's
+   * stdin that takes interrupts gets one and goes on: sandtab's CPython raises
+   * `KeyboardInterrupt` there (its REPL shows a new prompt, a script can catch it).
+   * Anything else (a program computing, a shell command) is cancelled as by `cancel()`. */
+  interrupt(): void {
+    if (this.#dead === null) this.#worker.postMessage({ type: 'interrupt' } satisfies ToWorker);
+    this.#ui.stopWaiting();
+  }
+
   /** The entries of a directory, sorted by name (answered even while a command runs). */
   async listDir(path: string): Promise<DirEntry[]> {
     return (await this.#run({ op: 'listDir', path }, 'entries')).entries;

@@ -1,6 +1,6 @@
 // <sandtab-terminal>: a terminal on a sandbox, built on xterm.js. Line editing and
 // history are local (line-editor.ts); each submitted line runs as one `exec`, its output
-// streams in as it is written, and Ctrl-C cancels the running command.
+// streams in as it is written, and Ctrl-C interrupts it (see `Sandbox.interrupt`).
 
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
@@ -74,6 +74,8 @@ export class SandtabTerminal extends HTMLElement {
   #interrupted = false;
   #typeAhead: string[] = [];
   #endsWithNewline = true;
+  /** The last thing written was the `^C` of an interrupt. */
+  #caretC = false;
   #ready: Promise<void> | null = null;
   #resizeObserver: ResizeObserver | null = null;
   #escaped = false;
@@ -229,8 +231,12 @@ export class SandtabTerminal extends HTMLElement {
     for (const key of splitKeys(data)) {
       if (this.#running) {
         if (key === '\x03') {
-          this.#term?.write('^C\r\n');
-          this.#sandbox?.cancel();
+          // As a tty: echo `^C`; the program interrupted (CPython) goes on from there,
+          // one that is not is stopped and the line ends after it.
+          this.#term?.write('^C');
+          this.#endsWithNewline = false;
+          this.#caretC = true;
+          this.#sandbox?.interrupt();
           // As a tty flushes its input on an interrupt: nothing typed so far runs later.
           this.#typeAhead = [];
           this.#cooked = '';
@@ -366,6 +372,7 @@ export class SandtabTerminal extends HTMLElement {
     if (!term || !sandbox) return -1;
     this.#running = true;
     this.#endsWithNewline = true;
+    this.#caretC = false;
     let exitCode = -1;
     let saveError: SaveError | null = null;
     let unread: string[] = [];
@@ -383,6 +390,9 @@ export class SandtabTerminal extends HTMLElement {
         tty: true,
         onOutput: (_stream, bytes) => {
           if (bytes.length === 0) return;
+          // After `^C`, output starts on a line of its own (a program's message).
+          if (this.#caretC && bytes[0] !== 0x0a) term.write('\r\n');
+          this.#caretC = false;
           this.#endsWithNewline = bytes[bytes.length - 1] === 0x0a;
           term.write(bytes);
         },
@@ -400,7 +410,9 @@ export class SandtabTerminal extends HTMLElement {
       term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
     }
     this.#stdin = null;
-    if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');
+    if (this.#caretC) term.write('\r\n');
+    else if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');
+    this.#caretC = false;
     this.#running = false;
     term.write(PROMPT);
     this.dispatchEvent(

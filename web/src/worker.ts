@@ -323,6 +323,9 @@ async function handle(request: ToWorker): Promise<void> {
     case 'cancel':
       sandbox?.cancel();
       return;
+    case 'interrupt':
+      sandbox?.interrupt();
+      return;
     case 'stdin':
       // Beside the queue, like cancel: the exec may be reading already.
       try {

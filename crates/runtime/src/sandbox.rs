@@ -200,6 +200,17 @@ impl Sandbox {
         self.stdin.borrow_mut().end_running();
     }
 
+    /// As Ctrl-C in a terminal: a program waiting for typed input that takes interrupts
+    /// (sandtab's CPython: `KeyboardInterrupt`) gets one and goes on; otherwise the
+    /// running exec is cancelled as by [`Sandbox::cancel`]. True if it was interrupted.
+    pub fn interrupt(&self) -> bool {
+        if self.stdin.borrow_mut().interrupt_running() {
+            return true;
+        }
+        self.cancel();
+        false
+    }
+
     /// A recording keeps an exec's stdin as bytes, for the replay to give again: a
     /// stream is refused; a terminal's (`tty`) is left out, so its programs see an
     /// empty stdin (the terminal still runs commands). Either way the stream ends.

@@ -5,7 +5,7 @@
 //! Streams are numbered in the order their execs were sent, and execs run in that
 //! order, so "ended" is one number: the highest stream an exec has finished with.
 
-use sandtab_shell::{BoxFuture, StdinSource};
+use sandtab_shell::{BoxFuture, StdinRead, StdinSource};
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::sync::{Arc, Mutex};
@@ -59,6 +59,15 @@ impl StdinStreams {
         self.pipe(stream)
     }
 
+    /// Interrupts the running exec's reader (Ctrl-C) if it waits for input and takes
+    /// interrupts; false if not (then the caller cancels the exec).
+    pub(crate) fn interrupt_running(&mut self) -> bool {
+        let pipe = self
+            .running
+            .and_then(|stream| self.open.get(&stream).cloned());
+        pipe.is_some_and(|pipe| pipe.interrupt())
+    }
+
     /// Ends the running exec's stream (a cancel: a reader waiting for input stops).
     pub(crate) fn end_running(&mut self) {
         if let Some(stream) = self.running {
@@ -89,6 +98,10 @@ struct PipeState {
     read: u64,
     closed: bool,
     reader: Option<Waker>,
+    /// The waiting reader takes an interrupt as an answer.
+    reader_interruptible: bool,
+    /// An interrupt for the waiting reader, not yet taken.
+    interrupted: bool,
 }
 
 /// One stream's bytes between the writer and the script.
@@ -127,21 +140,53 @@ impl Pipe {
     }
 }
 
+impl Pipe {
+    /// Ends the waiting reader's read with an interrupt, if one waits that takes it.
+    fn interrupt(&self) -> bool {
+        let mut state = self.state();
+        if !state.reader_interruptible || state.closed {
+            return false;
+        }
+        state.interrupted = true;
+        if let Some(reader) = state.reader.take() {
+            reader.wake();
+        }
+        true
+    }
+
+    fn poll_read(&self, cx: &mut std::task::Context<'_>, interruptible: bool) -> Poll<StdinRead> {
+        let mut state = self.state();
+        state.reader_interruptible = false;
+        if let Some(chunk) = state.chunks.pop_front() {
+            state.pending -= chunk.len();
+            state.read += chunk.len() as u64;
+            state.interrupted = false;
+            return Poll::Ready(StdinRead::Chunk(chunk));
+        }
+        if std::mem::take(&mut state.interrupted) && interruptible {
+            return Poll::Ready(StdinRead::Interrupt);
+        }
+        if state.closed {
+            return Poll::Ready(StdinRead::End);
+        }
+        state.reader = Some(cx.waker().clone());
+        state.reader_interruptible = interruptible;
+        Poll::Pending
+    }
+}
+
 impl StdinSource for Pipe {
     fn read_chunk(&self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>> {
         Box::pin(poll_fn(move |cx| {
-            let mut state = self.state();
-            if let Some(chunk) = state.chunks.pop_front() {
-                state.pending -= chunk.len();
-                state.read += chunk.len() as u64;
-                return Poll::Ready(Ok(Some(chunk)));
-            }
-            if state.closed {
-                return Poll::Ready(Ok(None));
-            }
-            state.reader = Some(cx.waker().clone());
-            Poll::Pending
+            self.poll_read(cx, false).map(|read| match read {
+                StdinRead::Chunk(chunk) => Ok(Some(chunk)),
+                StdinRead::End | StdinRead::Interrupt => Ok(None),
+            })
         }))
+    }
+
+    fn read_interruptible(&self) -> BoxFuture<'_, Result<StdinRead, String>> {
+        Box::pin(poll_fn(move |cx| self.poll_read(cx, true).map(Ok)))
     }
 }
 
@@ -185,5 +230,35 @@ mod tests {
         streams.write(7, vec![0; MAX_PENDING_STDIN]).unwrap();
         let err = streams.write(7, vec![0; 1]).unwrap_err();
         assert!(err.contains("not yet read"), "{err}");
+    }
+
+    #[test]
+    fn an_interrupt_reaches_only_a_reader_waiting_that_takes_it() {
+        let mut streams = StdinStreams::default();
+        let pipe = streams.start(4).unwrap();
+        let mut cx = std::task::Context::from_waker(Waker::noop());
+        // Nobody waits: the caller cancels instead.
+        assert!(!streams.interrupt_running());
+        // A reader that does not take interrupts (the shell's, a guest that did not ask).
+        let mut plain = pipe.read_chunk();
+        assert!(plain.as_mut().poll(&mut cx).is_pending());
+        assert!(!streams.interrupt_running());
+        drop(plain);
+        // One that does: its read ends with the interrupt, and the stream goes on.
+        let mut read = pipe.read_interruptible();
+        assert!(read.as_mut().poll(&mut cx).is_pending());
+        assert!(streams.interrupt_running());
+        assert_eq!(
+            read.as_mut().poll(&mut cx),
+            Poll::Ready(Ok(StdinRead::Interrupt))
+        );
+        streams.write(4, b"next\n".to_vec()).unwrap();
+        assert_eq!(
+            pipe.read_interruptible().as_mut().poll(&mut cx),
+            Poll::Ready(Ok(StdinRead::Chunk(b"next\n".to_vec())))
+        );
+        // An ended stream is not interrupted.
+        streams.end(4);
+        assert!(!streams.interrupt_running());
     }
 }

@@ -1,6 +1,7 @@
-"""sandtab's start-up for CPython: the packages `pip` installed, and HTTP(S) through
+"""sandtab's start-up for CPython: the packages `pip` installed, HTTP(S) through
 the sandbox's capability gate (`_sandtab_net`, loaded when `socket` is imported,
-which most programs never do). Kept small: it runs at every start."""
+which most programs never do), and Ctrl-C as `KeyboardInterrupt` when stdin is the
+terminal (`_sandtab_terminal`). Kept small: it runs at every start."""
 
 import sys
 
@@ -19,11 +20,16 @@ class _NetOnImport:
 
 
 def _start():
+    import os
     import site
 
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     site.addsitedir(f"/opt/sandtab/lib/python{version}/site-packages")
     sys.meta_path.insert(0, _NetOnImport)
+    if os.isatty(0):
+        import _sandtab_terminal
+
+        _sandtab_terminal.install()
 
 
 _start()

@@ -8,7 +8,7 @@
 
 use crate::program_stubs::InstalledNames;
 use crate::python_support;
-use crate::stdin_feed::StdinSource;
+use crate::stdin_feed::{StdinRead, StdinSource};
 use bashkit::{
     BuiltinRegistry, Command, CommandContext, CommandInput, CommandOutput, CommandStatus,
 };
@@ -465,6 +465,8 @@ impl Command for GuestCommand {
             host: guests.host.clone(),
             gate: guests.gate.clone(),
             cancel: guests.cancel.clone(),
+            interrupts: false,
+            interrupted: false,
         };
         guests
             .runs
@@ -476,6 +478,9 @@ impl Command for GuestCommand {
         Ok(CommandStatus::with_code(outcome.exit_code))
     }
 }
+
+/// The device a guest opens to take Ctrl-C as an interrupt (see `CommandIo::device`).
+const INTERRUPTS_DEVICE: &str = "interrupts";
 
 /// Where a guest's stdin comes from.
 enum GuestStdin {
@@ -497,6 +502,11 @@ struct CommandIo {
     host: Arc<dyn GuestHost>,
     gate: Arc<sandtab_caps::Gate>,
     cancel: Arc<AtomicBool>,
+    /// The guest asked for interrupts (`/dev/sandtab/interrupts`): Ctrl-C while it
+    /// waits for the terminal fails that read with ECANCELED instead of stopping it.
+    interrupts: bool,
+    /// The last read of the terminal ended with an interrupt.
+    interrupted: bool,
 }
 
 impl GuestIo for CommandIo {
@@ -509,9 +519,23 @@ impl GuestIo for CommandIo {
                 GuestStdin::Command(input) => {
                     input.read_chunk().await.map_err(|err| err.to_string())
                 }
+                GuestStdin::Terminal(source) if self.interrupts => {
+                    match source.read_interruptible().await? {
+                        StdinRead::Chunk(chunk) => Ok(Some(chunk)),
+                        StdinRead::End => Ok(None),
+                        StdinRead::Interrupt => {
+                            self.interrupted = true;
+                            Ok(None)
+                        }
+                    }
+                }
                 GuestStdin::Terminal(source) => source.read_chunk().await,
             }
         })
+    }
+
+    fn take_interrupt(&mut self) -> bool {
+        std::mem::take(&mut self.interrupted)
     }
 
     fn write(&mut self, stream: OutStream, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), String>> {
@@ -567,11 +591,22 @@ impl GuestIo for CommandIo {
     }
 
     /// `/dev/sandtab/http`: an HTTP request through the gate (see `http_device`).
+    /// `/dev/sandtab/interrupts`: the guest takes Ctrl-C in the terminal as a failed
+    /// read (ECANCELED) of its stdin; answers `on` if its stdin is the terminal, `off`
+    /// if not (nothing then interrupts it).
     fn device(&mut self, name: String, request: Vec<u8>) -> BoxFuture<'_, Result<Vec<u8>, String>> {
         let gate = self.gate.clone();
         Box::pin(async move {
             match name.as_str() {
                 crate::http_device::NAME => Ok(crate::http_device::exchange(&gate, &request).await),
+                INTERRUPTS_DEVICE => {
+                    self.interrupts = matches!(self.stdin, GuestStdin::Terminal(_));
+                    Ok(if self.interrupts {
+                        b"on\n".to_vec()
+                    } else {
+                        b"off\n".to_vec()
+                    })
+                }
                 _ => Err(format!("no device /dev/sandtab/{name}")),
             }
         })

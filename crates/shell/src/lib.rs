@@ -26,7 +26,7 @@ pub use limits::ShellLimits;
 pub use sandtab_caps::{Capabilities, Gate};
 pub use sandtab_wasi::{BoxFuture, GuestEngine, GuestHost, GuestLimits};
 pub use sessions::{DEFAULT_SESSION, MAX_SESSIONS, Sessions};
-pub use stdin_feed::StdinSource;
+pub use stdin_feed::{StdinRead, StdinSource};
 
 use bashkit::{Bash, PosixFs};
 use sandtab_vfs::{SandboxFs, VfsPath};

@@ -16,8 +16,13 @@ pub const SITE_PACKAGES: &str = "/opt/sandtab/lib/python3.12/site-packages";
 
 // `sitecustomize` last: a sandbox whose quota leaves some out gets no start-up hook
 // rather than one whose modules are missing.
-const FILES: [(&str, &str); 3] = [
+const FILES: [(&str, &str); 4] = [
     ("_sandtab_net.py", include_str!("../python/_sandtab_net.py")),
+    // Ctrl-C in the terminal as KeyboardInterrupt.
+    (
+        "_sandtab_terminal.py",
+        include_str!("../python/_sandtab_terminal.py"),
+    ),
     // CPython was built without OpenSSL: HTTPS is the browser's, through the gate.
     ("ssl.py", include_str!("../python/ssl.py")),
     (

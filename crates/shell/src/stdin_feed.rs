@@ -19,6 +19,27 @@ use std::task::{Poll, Waker};
 pub trait StdinSource: Send + Sync {
     /// The next chunk, waiting for it; `None` at the end.
     fn read_chunk(&self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>>;
+
+    /// Like [`StdinSource::read_chunk`], for a reader that takes an interrupt (Ctrl-C in
+    /// a terminal) as an answer: a source that can be interrupted ends this read with
+    /// [`StdinRead::Interrupt`] when one comes while it waits. By default, never.
+    fn read_interruptible(&self) -> BoxFuture<'_, Result<StdinRead, String>> {
+        Box::pin(async move {
+            Ok(match self.read_chunk().await? {
+                Some(chunk) => StdinRead::Chunk(chunk),
+                None => StdinRead::End,
+            })
+        })
+    }
+}
+
+/// What an interruptible read of a stdin source gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StdinRead {
+    Chunk(Vec<u8>),
+    End,
+    /// An interrupt came while the reader waited (nothing was read).
+    Interrupt,
 }
 
 /// The names the feeding stage, the end marker and the status it keeps run under: not

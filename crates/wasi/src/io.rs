@@ -22,6 +22,14 @@ pub trait GuestIo: Send {
     /// The next piece of standard input; `Ok(None)` at end of input. Awaiting it is
     /// how a guest in a pipeline waits for the command before it.
     fn read_stdin(&mut self) -> BoxFuture<'_, Result<Option<Vec<u8>>, String>>;
+    /// Whether the `read_stdin` that just gave `Ok(None)` was an interrupt (Ctrl-C
+    /// typed while the guest waited for the terminal) rather than the end of input:
+    /// the guest's read then fails with ECANCELED, and its stdin goes on. Only a guest
+    /// that asked for interrupts gets them (sandtab's CPython raises
+    /// `KeyboardInterrupt`); to others Ctrl-C stops the command.
+    fn take_interrupt(&mut self) -> bool {
+        false
+    }
     /// Delivers output. Awaiting it is backpressure: a slow reader slows the guest.
     fn write(&mut self, stream: OutStream, bytes: Vec<u8>) -> BoxFuture<'_, Result<(), String>>;
     /// Lets the host's event loop run (in the browser: one macrotask).

@@ -461,6 +461,7 @@ impl Runner {
                 flush_wasi(wasi, io).await?;
                 match io.read_stdin().await.map_err(GuestError::Io)? {
                     Some(bytes) if !bytes.is_empty() => wasi.stdin.extend(bytes),
+                    _ if io.take_interrupt() => wasi.stdin_interrupted = true,
                     _ => wasi.stdin_ended = true,
                 }
             }

@@ -335,6 +335,43 @@ fn a_device_the_host_does_not_answer_fails_the_read_with_eio() {
     assert_eq!(outcome.exit_code, 5, "{outcome:?}");
 }
 
+/// Opens two devices and writes 33 MiB to each, 1 MiB at a time; exits with the
+/// errno of the first write refused (0 if all were taken, 98 if one to the first).
+const TWO_BIG_REQUESTS: &str = r#"(module
+  (import "wasi_snapshot_preview1" "path_open" (func $open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 17)
+  (data (i32.const 300) "dev/sandtab/upper")
+  (func $device (result i32)
+    (if (call $open (i32.const 3) (i32.const 0) (i32.const 300) (i32.const 17) (i32.const 0)
+                    (i64.const 0x42) (i64.const 0x42) (i32.const 0) (i32.const 16))
+      (then (call $exit (i32.const 99))))
+    (i32.load (i32.const 16)))
+  ;; 33 writes of 1 MiB: the first errno, or 0.
+  (func $write_33_mib (param $fd i32) (result i32) (local $n i32) (local $err i32)
+    (block $done
+      (loop $again
+        (i32.store (i32.const 0) (i32.const 0))
+        (i32.store (i32.const 4) (i32.const 0x100000))
+        (local.set $err (call $fd_write (local.get $fd) (i32.const 0) (i32.const 1) (i32.const 8)))
+        (br_if $done (local.get $err))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br_if $again (i32.lt_u (local.get $n) (i32.const 33)))))
+    (local.get $err))
+  (func (export "_start") (local $first i32) (local $second i32)
+    (local.set $first (call $device))
+    (local.set $second (call $device))
+    (if (call $write_33_mib (local.get $first)) (then (call $exit (i32.const 98))))
+    (call $exit (call $write_33_mib (local.get $second)))))"#;
+
+#[test]
+fn requests_on_many_devices_are_bounded_together() {
+    let mut io = TestIo::default();
+    let outcome = Run::new(&["dev"]).run(&wasm(TWO_BIG_REQUESTS), &mut io);
+    assert_eq!(outcome.exit_code, 22, "EFBIG: {outcome:?}");
+}
+
 /// The calls no libc program reaches: each answers with its defined errno.
 const RARE_CALLS: &str = r#"(module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))

@@ -174,6 +174,12 @@ impl Sandbox {
     pub fn cancel(&self) {
         self.inner.cancel();
     }
+
+    /// As Ctrl-C in a terminal: interrupts a program waiting for typed input that takes
+    /// interrupts, or else cancels the running exec. True if it was interrupted.
+    pub fn interrupt(&self) -> bool {
+        self.inner.interrupt()
+    }
 }
 
 /// `readFile` straight from storage into one JS array: a file not yet loaded is neither

@@ -12,7 +12,8 @@ use sandtab_vfs::VfsPath;
 pub(crate) const DEVICE_DIR: &str = "/dev/sandtab";
 /// The directory guests are given (as a preopen) to reach them.
 pub(crate) const DEVICE_PARENT: &str = "/dev";
-/// The most a request may hold (a request body included).
+/// The most the requests of a guest's open devices may hold together (a request body
+/// included).
 pub(crate) const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 
 /// An open device file.
@@ -50,7 +51,8 @@ impl OpenDevice {
     }
 
     /// Appends to the request; a write after the first read is EBADF (the exchange
-    /// is over), a request past [`MAX_REQUEST_BYTES`] EFBIG.
+    /// is over), a request past [`MAX_REQUEST_BYTES`] EFBIG (the caller checks the
+    /// bound over all open devices).
     pub(crate) fn write(&mut self, data: &[u8]) -> Result<(), Fail> {
         if !matches!(self.state, Exchange::Writing) {
             return Err(wasi::ERRNO_BADF.into());

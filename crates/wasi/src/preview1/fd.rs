@@ -55,6 +55,9 @@ pub(crate) struct WasiCtx {
     free: BTreeSet<u32>,
     pub(crate) stdin: VecDeque<u8>,
     pub(crate) stdin_ended: bool,
+    /// An interrupt (Ctrl-C) came while the guest waited for typed input: its next read
+    /// of stdin fails with ECANCELED, and stdin goes on after it.
+    pub(crate) stdin_interrupted: bool,
     /// Standard input is a terminal: a character device to `fd_fdstat_get`.
     pub(crate) stdin_terminal: bool,
     /// Output not yet handed to the host, in the order it was written.
@@ -110,6 +113,7 @@ impl WasiCtx {
             free: BTreeSet::new(),
             stdin: VecDeque::new(),
             stdin_ended: false,
+            stdin_interrupted: false,
             stdin_terminal: false,
             output: Vec::new(),
             output_buffered: 0,

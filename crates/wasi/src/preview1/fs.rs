@@ -266,6 +266,19 @@ fn write_at(
                 return Err(wasi::ERRNO_SPIPE.into());
             }
             let (ptr, len) = first_buffer(mem, iovs, count)?;
+            // The bound is on all requests being written at once: a guest opening many
+            // devices holds no more of the host's memory than one.
+            let held: usize = ctx
+                .fds
+                .values()
+                .map(|open| match open {
+                    Fd::Device(device) => device.request.len(),
+                    _ => 0,
+                })
+                .sum();
+            if held.saturating_add(len as usize) > super::device::MAX_REQUEST_BYTES {
+                return Err(wasi::ERRNO_FBIG.into());
+            }
             let data = mem.bytes(ptr, len)?.into_owned();
             if let Some(Fd::Device(device)) = ctx.fds.get_mut(&fd) {
                 device.write(&data)?;
@@ -296,6 +309,10 @@ pub(super) fn fd_read(
     let fs = ctx.fs.mem().clone();
     let data = match ctx.fds.get_mut(&fd).ok_or(wasi::ERRNO_BADF)? {
         Fd::Stdin => {
+            if ctx.stdin.is_empty() && ctx.stdin_interrupted {
+                ctx.stdin_interrupted = false;
+                return Err(wasi::ERRNO_CANCELED.into());
+            }
             if ctx.stdin.is_empty() && !ctx.stdin_ended && want > 0 {
                 // A guest that reads its input usually prompted first: show the prompt.
                 if !ctx.output.is_empty() {

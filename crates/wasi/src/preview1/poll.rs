@@ -94,7 +94,7 @@ pub(super) fn poll_oneoff(
             // EBADF; a ready one reports one byte (and a file at its end, hang-up).
             Wait::Read { fd } => match ctx.fd(fd) {
                 Ok(Fd::Stdin) => {
-                    if !ctx.stdin.is_empty() || ctx.stdin_ended {
+                    if !ctx.stdin.is_empty() || ctx.stdin_ended || ctx.stdin_interrupted {
                         ready.push((*userdata, 0, 1, 1, 0));
                     } else {
                         wants_stdin = true;
