@@ -62,6 +62,36 @@ for (const name of browserNames) {
       assert.equal(saved, '42\n');
     });
 
+    test('interrupt() while Python waits on a tty stdin raises KeyboardInterrupt; otherwise it cancels', async () => {
+      const out = await page.evaluate(async () => {
+        const { sandbox } = window.sandtab;
+        let typing;
+        const stdin = new ReadableStream({ start: (c) => (typing = c) });
+        const prompts = [];
+        const script = "python3 -c \"\ntry:\n    input('name? ')\nexcept KeyboardInterrupt:\n    print('caught')\nprint(input('again? ').upper())\n\"";
+        const running = sandbox.exec(script, {
+          stdin,
+          tty: true,
+          onStdout: (text) => {
+            prompts.push(text);
+            // Each prompt is answered once it is shown: first Ctrl-C, then a line.
+            if (text.includes('name? ')) sandbox.interrupt();
+            if (text.includes('again? ')) typing.enqueue('yes\n');
+          },
+        });
+        const first = await running;
+        // A program that is computing is cancelled.
+        const loop = sandbox.exec("python3 -c 'while True: pass'", { stdin: new ReadableStream(), tty: true });
+        await new Promise((r) => setTimeout(r, 500));
+        sandbox.interrupt();
+        const second = await loop;
+        return { stdout: first.stdout, stderr: first.stderr, exitCode: first.exitCode, loop: second.exitCode };
+      });
+      assert.equal(out.stdout, 'name? caught\nagain? YES\n', out.stderr);
+      assert.equal(out.exitCode, 0);
+      assert.equal(out.loop, 130);
+    });
+
     test('a Python error is the program\'s own, with its exit status', async () => {
       const out = await exec(`python3 -c 'raise ValueError("bad value")'; echo status=$?`);
       assert.equal(out.stdout, 'status=1\n');

@@ -725,3 +725,46 @@ fn refused_flushes_then_a_deletion_leave_no_orphan_contents() {
     assert_eq!(read(&fs, "/keep"), b"precious");
     assert_eq!(read(&fs, "/later"), b"later");
 }
+
+/// A scratch mount's files count against the quota: a sandbox too small for all of
+/// them opens with those that fit, in order, and without the rest (never a partial
+/// set after a missing file), and a roomy one gets them all.
+#[test]
+fn a_scratch_mount_past_the_quota_opens_with_the_files_that_fit() {
+    let scratch = || Mount {
+        path: p("/opt/support"),
+        source: MountSource::Scratch(vec![
+            ("first.py".into(), vec![b'a'; 60]),
+            ("second.py".into(), vec![b'b'; 60]),
+            ("last.py".into(), vec![b'c'; 10]),
+        ]),
+    };
+    let quota = Quota {
+        max_bytes: 100,
+        ..Quota::UNLIMITED
+    };
+    let fs =
+        SandboxFs::in_memory(Arc::new(ManualClock::default()), quota, vec![scratch()]).unwrap();
+    let mem = fs.mem();
+    assert_eq!(
+        mem.read(&p("/opt/support/first.py")).unwrap(),
+        vec![b'a'; 60]
+    );
+    for left_out in ["/opt/support/second.py", "/opt/support/last.py"] {
+        let err = mem.read(&p(left_out)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotFound, "{left_out}");
+    }
+    // What is left of the quota is the sandbox's own.
+    mem.write(&p("/home.txt"), &[0; 40]).unwrap();
+
+    let fs = SandboxFs::in_memory(
+        Arc::new(ManualClock::default()),
+        Quota::UNLIMITED,
+        vec![scratch()],
+    )
+    .unwrap();
+    assert_eq!(
+        fs.mem().read(&p("/opt/support/last.py")).unwrap(),
+        vec![b'c'; 10]
+    );
+}

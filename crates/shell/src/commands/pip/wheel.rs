@@ -160,24 +160,48 @@ pub(crate) fn read_metadata(bytes: &[u8]) -> Result<Metadata, WheelError> {
 /// `platlib` at the top; `scripts`, `headers` and `data` are left out (there is no
 /// `bin` to run them from). Writes `INSTALLER`. Returns how many files it wrote.
 pub(crate) fn unpack(fs: &SandboxFs, site: &VfsPath, bytes: &[u8]) -> Result<usize, WheelError> {
+    // Every entry is checked and read before the first is written: a wheel refused
+    // half-way leaves nothing behind.
+    let files = entries(site, bytes)?;
+    let mem = fs.mem();
+    for (path, data) in &files {
+        if let Some(parent) = path.parent() {
+            mem.create_dir_all(&parent)
+                .map_err(|err| WheelError(format!("{parent}: {err}")))?;
+        }
+        mem.write(path, data)
+            .map_err(|err| WheelError(format!("{path}: {err}")))?;
+    }
+    let dist_info = dist_info_dir(&archive(bytes)?)?;
+    let installer = site
+        .join(&format!("{dist_info}/INSTALLER"))
+        .map_err(|err| WheelError(err.to_string()))?;
+    mem.write(&installer, b"sandtab\n")
+        .map_err(|err| WheelError(format!("{installer}: {err}")))?;
+    Ok(files.len())
+}
+
+/// The files a wheel installs, each at its path under `site`, read whole.
+fn entries(site: &VfsPath, bytes: &[u8]) -> Result<Vec<(VfsPath, Vec<u8>)>, WheelError> {
     let mut zip = archive(bytes)?;
     let dist_info = dist_info_dir(&zip)?;
     let data_dir = format!("{}.data/", dist_info.trim_end_matches(".dist-info"));
     let mut unpacked = 0u64;
-    let mut written = 0;
-    let mem = fs.mem();
+    let mut files = Vec::new();
     for index in 0..zip.len() {
-        let mut entry = zip
+        let entry = zip
             .by_index(index)
             .map_err(|err| WheelError(format!("reading entry {index}: {err}")))?;
         if entry.is_dir() {
             continue;
         }
-        // A name that climbs out (`../x`) or is absolute is refused, not followed.
-        let Some(name) = entry.enclosed_name() else {
+        // A name that climbs out (`../x`) or is absolute is refused, not followed
+        // (`enclosed_name` would take `/x` as `x`; pip refuses it).
+        let absolute = entry.name().is_ok_and(|name| name.starts_with(['/', '\\']));
+        let Some(name) = entry.enclosed_name().filter(|_| !absolute) else {
             return Err(WheelError(format!(
                 "an entry leaves the wheel: {:?}",
-                entry.name()
+                entry.name().unwrap_or_default()
             )));
         };
         let name = name.to_string_lossy().replace('\\', "/");
@@ -188,17 +212,20 @@ pub(crate) fn unpack(fs: &SandboxFs, site: &VfsPath, bytes: &[u8]) -> Result<usi
             },
             None => name,
         };
-        unpacked += entry.size();
+        // Counted as read, not as the archive claims: a lying size gains nothing.
+        let room = MAX_UNPACKED_BYTES - unpacked;
+        let mut data = Vec::with_capacity(entry.size().min(room).min(64 << 20) as usize);
+        entry
+            .take(room + 1)
+            .read_to_end(&mut data)
+            .map_err(|err| WheelError(format!("reading {relative}: {err}")))?;
+        unpacked += data.len() as u64;
         if unpacked > MAX_UNPACKED_BYTES {
             return Err(WheelError(format!(
                 "it unpacks to more than {} MiB",
                 MAX_UNPACKED_BYTES >> 20
             )));
         }
-        let mut data = Vec::with_capacity(entry.size().min(64 << 20) as usize);
-        entry
-            .read_to_end(&mut data)
-            .map_err(|err| WheelError(format!("reading {relative}: {err}")))?;
         let path = site
             .join(&relative)
             .map_err(|err| WheelError(format!("{relative}: {err}")))?;
@@ -207,20 +234,9 @@ pub(crate) fn unpack(fs: &SandboxFs, site: &VfsPath, bytes: &[u8]) -> Result<usi
                 "an entry leaves site-packages: {relative}"
             )));
         }
-        if let Some(parent) = path.parent() {
-            mem.create_dir_all(&parent)
-                .map_err(|err| WheelError(format!("{parent}: {err}")))?;
-        }
-        mem.write(&path, &data)
-            .map_err(|err| WheelError(format!("{path}: {err}")))?;
-        written += 1;
+        files.push((path, data));
     }
-    let installer = site
-        .join(&format!("{dist_info}/INSTALLER"))
-        .map_err(|err| WheelError(err.to_string()))?;
-    mem.write(&installer, b"sandtab\n")
-        .map_err(|err| WheelError(format!("{installer}: {err}")))?;
-    Ok(written)
+    Ok(files)
 }
 
 #[cfg(test)]
@@ -275,5 +291,67 @@ mod tests {
     fn a_broken_wheel_is_an_error_not_a_panic() {
         assert!(read_metadata(b"PK\x03\x04 not really").is_err());
         assert!(read_metadata(b"").is_err());
+    }
+
+    /// A wheel with `names` as entries (each holding its name), and a `.dist-info`.
+    fn wheel(names: &[&str]) -> Vec<u8> {
+        use std::io::Write;
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        for name in names
+            .iter()
+            .chain(&["evil-1.0.dist-info/METADATA", "evil-1.0.dist-info/WHEEL"])
+        {
+            zip.start_file(*name, options).unwrap();
+            zip.write_all(name.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn an_entry_that_leaves_site_packages_is_refused_and_nothing_is_written() {
+        let site = VfsPath::parse("/opt/site-packages").unwrap();
+        for attack in [
+            "../../../etc/profile",
+            "/etc/profile",
+            "evil/../../escape.py",
+            "evil-1.0.data/purelib/../../../../escape.py",
+        ] {
+            let fs = SandboxFs::in_memory(
+                std::sync::Arc::new(crate::WallClock),
+                sandtab_vfs::Quota::UNLIMITED,
+                vec![],
+            )
+            .unwrap();
+            let bytes = wheel(&["evil/__init__.py", attack]);
+            let Err(err) = unpack(&fs, &site, &bytes) else {
+                panic!("{attack}: installed");
+            };
+            assert!(err.0.contains("leaves"), "{attack}: {err:?}");
+            let written = fs
+                .mem()
+                .read(&VfsPath::parse("/opt/site-packages/evil/__init__.py").unwrap());
+            assert!(
+                written.is_err(),
+                "{attack}: a file was written before the refusal"
+            );
+            for outside in ["/etc/profile", "/escape.py", "/opt/escape.py"] {
+                assert!(
+                    fs.mem().read(&VfsPath::parse(outside).unwrap()).is_err(),
+                    "{attack}"
+                );
+            }
+        }
+        // The same wheel without the attack installs.
+        let fs = SandboxFs::in_memory(
+            std::sync::Arc::new(crate::WallClock),
+            sandtab_vfs::Quota::UNLIMITED,
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(
+            unpack(&fs, &site, &wheel(&["evil/__init__.py"])).unwrap(),
+            3
+        );
     }
 }
