@@ -1,7 +1,9 @@
-// `./dev bench [guests|storage|shell]`: benchmarks in headless Chromium, each against a
-// baseline measured in the same run, printed as ratios. Never a timed assertion: it
-// prints, it does not fail on a slow machine. With no part named, all run (storage,
-// guests, shell). BENCH_ROUNDS (default 5) sets the rounds; medians are printed.
+// `./dev bench [guests|storage|shell|weight]`: benchmarks in headless Chromium, each
+// against a baseline measured in the same run, printed as ratios. Never a timed
+// assertion: it prints, it does not fail on a slow machine. With no part named, all run
+// (weight, storage, guests, shell). BENCH_ROUNDS (default 5) sets the rounds; medians
+// are printed. Weight (`weight`): the demo's bytes on a first visit and a reload, and
+// the runtime's size (scripts/bench-weight.mjs).
 //
 // Shell (`shell`): sandtab's shell vs just-bash and rust-bash in the same page, with the
 // per-command round trip and the agent mix (scripts/bench-shell.mjs), in each browser of
@@ -38,11 +40,12 @@ import { spawnSync } from 'node:child_process';
 import { serve } from './serve.mjs';
 import { launch } from '../tests/e2e/browsers.mjs';
 import { shellBench } from './bench-shell.mjs';
+import { weightBench } from './bench-weight.mjs';
 
 const ROOT = new URL('../www/dist/', import.meta.url).pathname;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SHELL_BROWSERS = (process.env.BENCH_BROWSERS ?? 'chromium,firefox').split(',').map((b) => b.trim()).filter(Boolean);
-// `node scripts/bench.mjs [guests|storage|shell]`: one part, or all.
+// `node scripts/bench.mjs [guests|storage|shell|weight]`: one part, or all.
 const PART = process.argv[2] ?? 'all';
 
 const pageTools = () => {
@@ -602,13 +605,15 @@ async function guestBench(browser, server, browserName = 'chromium') {
 }
 
 async function main() {
-  if (!['all', 'guests', 'storage', 'shell'].includes(PART)) {
-    throw new Error(`unknown part '${PART}' (guests, storage, shell, or nothing for all)`);
+  if (!['all', 'guests', 'storage', 'shell', 'weight'].includes(PART)) {
+    throw new Error(`unknown part '${PART}' (guests, storage, shell, weight, or nothing for all)`);
   }
   // Before the browser starts: cargo should have the machine to itself.
   if (PART === 'all' || PART === 'guests') buildNative();
   const server = await serve(ROOT);
   try {
+    // First: a fresh server, so nothing is compressed ahead of the visitor.
+    if (PART === 'all' || PART === 'weight') await weightBench(server, ROOT, SHELL_BROWSERS);
     if (PART === 'all' || PART === 'storage') {
       const browser = await launch('chromium');
       try {

@@ -38,12 +38,28 @@ export function chooseEncoding(accept = '') {
   return null;
 }
 
-/** Serves `root` on 127.0.0.1:`port` (0 picks a free port). Resolves to { url, close }. */
+/** Serves `root` on 127.0.0.1:`port` (0 picks a free port). Resolves to { url, close,
+ * requests }: `requests` lists every answered request as { path, status, bytes,
+ * encoding }, `bytes` being the body as sent (compressed), for counting page weight. */
 export function serve(root, port = 0) {
   const base = resolve(root);
   // Compressed copies, by file, version and encoding: each is made once.
   const compressed = new Map();
+  const requests = [];
   const server = createServer((req, res) => {
+    let sent = 0;
+    let sentEncoding = null;
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    const count = (chunk) => {
+      if (chunk && typeof chunk !== 'function') sent += Buffer.byteLength(chunk);
+    };
+    res.write = (chunk, ...rest) => (count(chunk), write(chunk, ...rest));
+    res.end = (chunk, ...rest) => (count(chunk), end(chunk, ...rest));
+    res.on('finish', () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      requests.push({ path, status: res.statusCode, bytes: sent, encoding: sentEncoding });
+    });
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     let file = normalize(join(base, path));
     if (!file.startsWith(base)) {
@@ -80,6 +96,7 @@ export function serve(root, port = 0) {
       return;
     }
     headers['content-encoding'] = encoding;
+    sentEncoding = encoding;
     const key = `${file}\0${etag}\0${encoding}`;
     const ready = compressed.get(key);
     if (ready) {
@@ -109,6 +126,7 @@ export function serve(root, port = 0) {
       resolvePromise({
         url: `http://127.0.0.1:${actual}/`,
         close: () => new Promise((done) => server.close(() => done())),
+        requests,
       });
     });
   });

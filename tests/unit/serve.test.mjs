@@ -79,6 +79,19 @@ test('a reload revalidates: 304 without a body, and a changed file is sent again
   assert.equal(brotliDecompressSync(changed.body).toString(), '<!doctype html><title>new</title>');
 });
 
+test('every answer is logged with the bytes sent', async () => {
+  const from = server.requests.length;
+  const br = await get('/main.js', { 'accept-encoding': 'br' });
+  const plain = await get('/logo.png');
+  const missing = await get('/nope.css');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(server.requests.slice(from), [
+    { path: '/main.js', status: 200, bytes: br.body.length, encoding: 'br' },
+    { path: '/logo.png', status: 200, bytes: plain.body.length, encoding: null },
+    { path: '/nope.css', status: 404, bytes: missing.body.length, encoding: null },
+  ]);
+});
+
 test('the encoding follows accept-encoding, q-values included', () => {
   assert.equal(chooseEncoding('gzip, deflate, br'), 'br');
   assert.equal(chooseEncoding('br;q=0, gzip'), 'gzip');

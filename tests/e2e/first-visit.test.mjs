@@ -1,0 +1,67 @@
+// A new visitor and a returning one, counted by the demo's server: on a fresh profile
+// nothing is fetched whole twice (the service worker's copies revalidate), bodies come
+// compressed, and a reload transfers no body at all (every file answers 304).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
+
+/** Resolves once the server has had no request for `quiet` ms. */
+async function settled(server, quiet = 2000) {
+  let seen = -1;
+  let since = Date.now();
+  while (Date.now() - since < quiet) {
+    await new Promise((r) => setTimeout(r, 100));
+    if (server.requests.length !== seen) {
+      seen = server.requests.length;
+      since = Date.now();
+    }
+  }
+}
+
+for (const name of browserNames) {
+  describe(`the first visit in ${name}`, () => {
+    let server;
+    let browser;
+    let page;
+    let errors;
+
+    before(async () => {
+      server = await serve(DEMO_ROOT);
+      browser = await launch(name);
+    });
+
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+
+    test('nothing is fetched whole twice, and text and wasm come compressed', async () => {
+      ({ page, errors } = await openPage(browser, server.url));
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt', 60_000);
+      await settled(server);
+      const whole = server.requests.filter((r) => r.status === 200);
+      const counts = new Map();
+      for (const r of whole) counts.set(r.path, (counts.get(r.path) ?? 0) + 1);
+      const twice = [...counts].filter(([, n]) => n > 1);
+      assert.deepEqual(twice, [], JSON.stringify(server.requests));
+      for (const path of ['/', '/main.js', '/worker.js', '/sandtab_web_bg.wasm']) {
+        const answer = whole.find((r) => r.path === path);
+        assert.ok(answer, `${path} was not fetched: ${JSON.stringify(server.requests)}`);
+        assert.equal(answer.encoding, 'br', path);
+      }
+    });
+
+    test('a reload transfers no body: every file revalidates with a 304', async () => {
+      const from = server.requests.length;
+      await page.reload();
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the prompt after the reload', 60_000);
+      await settled(server);
+      const reload = server.requests.slice(from);
+      assert.ok(reload.length > 0, 'the reload asked the server for nothing');
+      assert.deepEqual(reload.filter((r) => r.status !== 304), [], JSON.stringify(reload));
+      assert.deepEqual(errors, []);
+    });
+  });
+}
