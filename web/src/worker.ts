@@ -214,19 +214,31 @@ async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Ar
   return bytes;
 }
 
-/** Fetches and installs each program; one that fails is reported and skipped. */
-async function installPrograms(box: WasmSandbox, programs: ProgramSpec[]): Promise<void> {
+/** Fetches the programs side by side, beside the queue: their names are commands from
+ * the start (`expectProgram`), every other command runs meanwhile, and one that runs a
+ * program waits for its module. One that fails is reported, and running it says why. */
+function fetchPrograms(box: WasmSandbox, programs: ProgramSpec[]): void {
   for (const spec of programs) {
     const program = spec.names[0] ?? '?';
-    try {
-      const bytes = await fetchProgram(spec, program);
-      progress({ program, phase: 'compile', loaded: bytes.length, total: bytes.length });
-      box.installProgram(spec.names, bytes, spec.sha256);
-      progress({ program, phase: 'ready', loaded: bytes.length, total: bytes.length });
-    } catch (err) {
-      if (isCrash(err)) return crash(err);
-      progress({ program, phase: 'error', loaded: 0, total: 0, message: describe(err).message });
-    }
+    void (async () => {
+      let bytes: Uint8Array;
+      try {
+        bytes = await fetchProgram(spec, program);
+      } catch (err) {
+        const message = describe(err).message;
+        box.programFailed(program, message);
+        progress({ program, phase: 'error', loaded: 0, total: 0, message });
+        return;
+      }
+      try {
+        progress({ program, phase: 'compile', loaded: bytes.length, total: bytes.length });
+        box.provideProgram(program, bytes);
+        progress({ program, phase: 'ready', loaded: bytes.length, total: bytes.length });
+      } catch (err) {
+        if (isCrash(err)) return crash(err);
+        progress({ program, phase: 'error', loaded: 0, total: 0, message: describe(err).message });
+      }
+    })();
   }
 }
 
@@ -274,15 +286,19 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
   }
   const { programs = [], ...sandboxOptions } = options;
   sandbox = await WasmSandbox.open({ ...sandboxOptions, storage }, { netFetch, uiAction, ...(withHostCall ? { hostCall } : {}) });
+  // The programs' names are commands from the first exec on; only a command that runs
+  // one waits for it. A spec with bad names is reported and left out.
+  const expected = programs.filter((spec) => {
+    try {
+      sandbox!.expectProgram(spec.names, spec.sha256);
+      return true;
+    } catch (err) {
+      progress({ program: spec.names[0] ?? '?', phase: 'error', loaded: 0, total: 0, message: describe(err).message });
+      return false;
+    }
+  });
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
-  // Commands queue behind the programs, so `python3` right away waits for CPython.
-  const box = sandbox;
-  if (programs.length > 0) {
-    enqueue(
-      () => installPrograms(box, programs),
-      (err) => isCrash(err) && crash(err),
-    );
-  }
+  fetchPrograms(sandbox, expected);
 }
 
 /** Bytes made for an answer (readFile, exportTar, an exec's output) move to the page,

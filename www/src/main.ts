@@ -100,7 +100,8 @@ async function openProject(project: Project): Promise<void> {
   const sandbox = await Sandbox.create({
     name: project.id,
     storage,
-    // CPython and QuickJS as commands, fetched in the background (commands wait).
+    // CPython and QuickJS as commands, fetched in the background: only a command that
+    // runs one waits for it.
     programs: [
       { names: ['python3', 'python'], url: 'guests/python.wasm', sha256: __GUEST_HASHES__.python },
       { names: ['qjs'], url: 'guests/quickjs.wasm', sha256: __GUEST_HASHES__.qjs },

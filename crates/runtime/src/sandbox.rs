@@ -30,6 +30,9 @@ pub struct Sandbox {
     pub(crate) cancel: RefCell<Option<CancelHandle>>,
     /// Standard input written while execs run.
     pub(crate) stdin: RefCell<crate::stdin::StdinStreams>,
+    /// Programs installed before their module came, by first name (see
+    /// [`Sandbox::expect_program`]).
+    expected: RefCell<std::collections::HashMap<String, Arc<sandtab_shell::ProgramSource>>>,
     name: String,
     storage: StorageKind,
     /// The tape, when the sandbox records or replays.
@@ -153,6 +156,7 @@ impl Sandbox {
             fs,
             cancel: RefCell::default(),
             stdin: RefCell::default(),
+            expected: RefCell::default(),
             name: setup.name,
             storage,
             recorder,
@@ -260,23 +264,57 @@ impl Sandbox {
             .sessions
             .try_borrow_mut()
             .map_err(|_| RuntimeError::busy())?;
-        let Some(first) = names.first() else {
-            return Err(RuntimeError::invalid(
-                "installProgram needs at least one command name",
-            ));
-        };
-        if let Some(bad) = names
-            .iter()
-            .find(|name| name.is_empty() || name.contains(['/', ' ', '\t', '\n']))
-        {
-            return Err(RuntimeError::invalid(format!(
-                "not a command name: {bad:?}"
-            )));
-        }
+        let first = check_program_names(names)?;
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         sessions
             .install_program(&names, Arc::new(module), sha256)
             .map_err(|err| RuntimeError::invalid(format!("{first}: {err}")))
+    }
+
+    /// Installs the program `names` before its module comes (the page downloads it in
+    /// the background): the names are commands at once, every other command runs
+    /// meanwhile, and one that runs it waits for [`Sandbox::provide_program`] (or fails
+    /// after [`Sandbox::program_failed`]).
+    pub fn expect_program(&self, names: &[String], sha256: Option<String>) -> RuntimeResult<()> {
+        let mut sessions = self
+            .sessions
+            .try_borrow_mut()
+            .map_err(|_| RuntimeError::busy())?;
+        let first = check_program_names(names)?.to_owned();
+        let source = sandtab_shell::ProgramSource::waiting();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        sessions.install_program_from(&names, source.clone(), sha256);
+        self.expected.borrow_mut().insert(first, source);
+        Ok(())
+    }
+
+    /// The module of the expected program `name` (its first name) has come. Answered
+    /// beside the queue: a command waiting for it goes on. Compiled now if no command
+    /// runs (else by the first that runs it).
+    pub fn provide_program(&self, name: &str, module: Vec<u8>) -> RuntimeResult<()> {
+        let source = self.expected_source(name)?;
+        source.provide(Arc::new(module));
+        if let Ok(sessions) = self.sessions.try_borrow() {
+            sessions
+                .precompile(name)
+                .map_err(|err| RuntimeError::invalid(format!("{name}: {err}")))?;
+        }
+        Ok(())
+    }
+
+    /// The module of the expected program `name` will not come, because of `reason`: a
+    /// command that runs it fails with that reason.
+    pub fn program_failed(&self, name: &str, reason: String) -> RuntimeResult<()> {
+        self.expected_source(name)?.fail(reason);
+        Ok(())
+    }
+
+    fn expected_source(&self, name: &str) -> RuntimeResult<Arc<sandtab_shell::ProgramSource>> {
+        self.expected
+            .borrow()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| RuntimeError::invalid(format!("no program {name:?} is expected")))
     }
 
     /// Answers `op`; an exec's output goes to `output` as it is written. Operations that
@@ -578,4 +616,22 @@ fn has_files(fs: &SandboxFs) -> RuntimeResult<bool> {
         }
     }
     Ok(false)
+}
+
+/// The first of a program's command names, once all are checked.
+fn check_program_names(names: &[String]) -> RuntimeResult<&str> {
+    let Some(first) = names.first() else {
+        return Err(RuntimeError::invalid(
+            "installProgram needs at least one command name",
+        ));
+    };
+    if let Some(bad) = names
+        .iter()
+        .find(|name| name.is_empty() || name.contains(['/', ' ', '\t', '\n']))
+    {
+        return Err(RuntimeError::invalid(format!(
+            "not a command name: {bad:?}"
+        )));
+    }
+    Ok(first)
 }

@@ -6,6 +6,7 @@
 //! consulted first, by exact name, so before each exec the shell registers the names
 //! in the script that denote guest modules (see [`Guests::prepare`]).
 
+use crate::program_source::ProgramSource;
 use crate::program_stubs::InstalledNames;
 use crate::python_support;
 use crate::stdin_feed::{StdinRead, StdinSource};
@@ -24,9 +25,10 @@ use std::sync::{Arc, Mutex};
 /// The first bytes of every WebAssembly module.
 const WASM_MAGIC: &[u8; 4] = b"\0asm";
 
-/// A program installed by name: its module, compiled on first use.
+/// A program installed by name: its module (perhaps still on its way), compiled on
+/// first use.
 struct Program {
-    bytes: Arc<Vec<u8>>,
+    source: Arc<ProgramSource>,
     sha256: Option<String>,
     compiled: Mutex<Option<CompiledModule>>,
 }
@@ -130,11 +132,11 @@ impl Guests {
     pub(crate) fn install(
         self: &Arc<Self>,
         names: &[&str],
-        bytes: Arc<Vec<u8>>,
+        source: Arc<ProgramSource>,
         sha256: Option<String>,
     ) {
         let program = Arc::new(Program {
-            bytes,
+            source,
             sha256,
             compiled: Mutex::default(),
         });
@@ -153,23 +155,26 @@ impl Guests {
         }
     }
 
-    /// Compiles an installed program now (so its first run does not pay for it).
+    /// Compiles an installed program now (so its first run does not pay for it), if
+    /// its module is here.
     pub(crate) fn precompile(&self, name: &str) -> Result<(), sandtab_wasi::GuestError> {
         let program = lock(&self.programs).get(name).cloned();
-        match program {
-            Some(program) => self.compiled(&program).map(|_| ()),
+        match program.and_then(|program| Some((program.source.module()?, program))) {
+            Some((bytes, program)) => self.compiled(&program, &bytes).map(|_| ()),
             None => Ok(()),
         }
     }
 
-    fn compiled(&self, program: &Program) -> Result<CompiledModule, sandtab_wasi::GuestError> {
+    fn compiled(
+        &self,
+        program: &Program,
+        bytes: &[u8],
+    ) -> Result<CompiledModule, sandtab_wasi::GuestError> {
         let mut slot = lock(&program.compiled);
         if let Some(module) = &*slot {
             return Ok(module.clone());
         }
-        let module = self
-            .engine
-            .compile(&program.bytes, program.sha256.as_deref())?;
+        let module = self.engine.compile(bytes, program.sha256.as_deref())?;
         *slot = Some(module.clone());
         Ok(module)
     }
@@ -402,10 +407,17 @@ impl Command for GuestCommand {
             return Box::pin(pip.run(&ctx, &args)).await;
         }
         let module = match &self.target {
-            Target::Installed(program) => guests
-                .compiled(program)
-                .map(|module| (module, program.bytes.clone()))
-                .map_err(|err| (err.exit_status(), format!("{}: {err}\n", ctx.name))),
+            Target::Installed(program) => match guests.module_of(program).await {
+                Ok(bytes) => guests
+                    .compiled(program, &bytes)
+                    .map(|module| (module, bytes))
+                    .map_err(|err| (err.exit_status(), format!("{}: {err}\n", ctx.name))),
+                Err(Unavailable::Cancelled) => return Ok(CommandStatus::with_code(130)),
+                Err(Unavailable::Failed(reason)) => Err((
+                    126,
+                    format!("{}: the program could not be loaded: {reason}\n", ctx.name),
+                )),
+            },
             Target::File => guests.module_for_file(ctx.name, &cwd, &path_var).await,
         };
         let (module, source) = match module {
@@ -476,6 +488,42 @@ impl Command for GuestCommand {
             None => sandtab_wasi::run(&guests.engine, &module, run, &mut io).await,
         };
         Ok(CommandStatus::with_code(outcome.exit_code))
+    }
+}
+
+/// Why an installed program's module is not there to run.
+enum Unavailable {
+    /// The command was cancelled while it waited.
+    Cancelled,
+    /// It will not come: why.
+    Failed(String),
+}
+
+impl Guests {
+    /// An installed program's module, waiting for it if it is still on its way (the
+    /// page downloads it in the background); a cancel ends the wait.
+    async fn module_of(&self, program: &Program) -> Result<Arc<Vec<u8>>, Unavailable> {
+        if let Some(module) = program.source.module() {
+            return Ok(module);
+        }
+        let mut wait = std::pin::pin!(program.source.wait());
+        loop {
+            if self.cancel.load(Ordering::SeqCst) {
+                return Err(Unavailable::Cancelled);
+            }
+            // Looked at again every 50 ms, as a sleeping guest is, for a cancel.
+            let mut tick = self.host.sleep(50_000_000);
+            let came = std::future::poll_fn(|cx| {
+                if let std::task::Poll::Ready(outcome) = wait.as_mut().poll(cx) {
+                    return std::task::Poll::Ready(Some(outcome));
+                }
+                tick.as_mut().poll(cx).map(|()| None)
+            })
+            .await;
+            if let Some(outcome) = came {
+                return outcome.map_err(Unavailable::Failed);
+            }
+        }
     }
 }
 

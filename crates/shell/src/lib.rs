@@ -14,6 +14,7 @@ mod fs_adapter;
 mod guests;
 mod http_device;
 mod limits;
+mod program_source;
 mod program_stubs;
 pub mod python_support;
 pub mod replay;
@@ -23,6 +24,7 @@ mod stdin_feed;
 pub use error::ShellError;
 pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
+pub use program_source::ProgramSource;
 pub use sandtab_caps::{Capabilities, Gate};
 pub use sandtab_wasi::{BoxFuture, GuestEngine, GuestHost, GuestLimits};
 pub use sessions::{DEFAULT_SESSION, MAX_SESSIONS, Sessions};
@@ -282,7 +284,18 @@ impl Shell {
         module: Arc<Vec<u8>>,
         sha256: Option<String>,
     ) {
-        self.guests.install(names, module, sha256);
+        self.install_program_from(names, ProgramSource::ready(module), sha256);
+    }
+
+    /// Like [`Shell::install_program`], with the module from `source`, which may still
+    /// be on its way: the names are commands at once, and running one waits for it.
+    pub fn install_program_from(
+        &mut self,
+        names: &[&str],
+        source: Arc<ProgramSource>,
+        sha256: Option<String>,
+    ) {
+        self.guests.install(names, source, sha256);
     }
 
     /// Changes the limits guest programs run under from the next command on (per

@@ -3,7 +3,9 @@
 //! them work on the same files, run the same installed programs and share the guest
 //! engine's compiled modules. A fresh session runs one exec and is gone.
 
-use crate::{Gate, GuestEngine, GuestHost, GuestLimits, Shell, ShellError, ShellLimits};
+use crate::{
+    Gate, GuestEngine, GuestHost, GuestLimits, ProgramSource, Shell, ShellError, ShellLimits,
+};
 use sandtab_vfs::SandboxFs;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +19,7 @@ pub const MAX_SESSIONS: usize = 64;
 /// A program installed into every session, present and future.
 struct Installed {
     names: Vec<String>,
-    module: Arc<Vec<u8>>,
+    source: Arc<ProgramSource>,
     sha256: Option<String>,
 }
 
@@ -154,17 +156,35 @@ impl Sessions {
         module: Arc<Vec<u8>>,
         sha256: Option<String>,
     ) -> Result<(), sandtab_wasi::GuestError> {
+        self.install_program_from(names, ProgramSource::ready(module), sha256);
+        self.precompile(names.first().copied().unwrap_or_default())
+    }
+
+    /// Installs a program whose module `source` gives later (see [`ProgramSource`]):
+    /// its names are commands in every session at once, and a command that runs it
+    /// waits for the module.
+    pub fn install_program_from(
+        &mut self,
+        names: &[&str],
+        source: Arc<ProgramSource>,
+        sha256: Option<String>,
+    ) {
         for shell in self.shells.values_mut() {
-            shell.install_program(names, module.clone(), sha256.clone());
+            shell.install_program_from(names, source.clone(), sha256.clone());
         }
         self.programs.push(Installed {
             names: names.iter().map(|name| (*name).to_owned()).collect(),
-            module,
+            source,
             sha256,
         });
-        match (names.first(), self.shells.values().next()) {
-            (Some(first), Some(shell)) => shell.precompile(first),
-            _ => Ok(()),
+    }
+
+    /// Compiles the installed program `name` now, if its module is here (sessions share
+    /// the compiled module).
+    pub fn precompile(&self, name: &str) -> Result<(), sandtab_wasi::GuestError> {
+        match self.shells.values().next() {
+            Some(shell) => shell.precompile(name),
+            None => Ok(()),
         }
     }
 
@@ -187,7 +207,7 @@ impl Sessions {
         )?;
         for program in &self.programs {
             let names: Vec<&str> = program.names.iter().map(String::as_str).collect();
-            shell.install_program(&names, program.module.clone(), program.sha256.clone());
+            shell.install_program_from(&names, program.source.clone(), program.sha256.clone());
         }
         if let Some(tape) = &self.tape {
             shell.set_tape(tape.clone());

@@ -120,3 +120,64 @@ fn bad_names_and_too_many_sessions_are_refused() {
     assert_eq!(err, ShellError::TooManySessions(MAX_SESSIONS));
     assert!(err.to_string().contains("close one first"), "{err}");
 }
+
+fn hello_module() -> Vec<u8> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/guests/c/hello.wasm");
+    std::fs::read(&path)
+        .unwrap_or_else(|err| panic!("{}: {err}. Built by `./dev setup`.", path.display()))
+}
+
+/// A program whose module is still on its way is a command at once; other commands run
+/// meanwhile, and one that runs it waits for the module, in every session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_on_its_way_is_waited_for_only_by_commands_that_run_it() {
+    let mut s = sessions();
+    let source = sandtab_shell::ProgramSource::waiting();
+    s.install_program_from(&["hello"], source.clone(), None);
+    assert_eq!(
+        run(&mut s, DEFAULT_SESSION, "echo at-once; type -t hello").await,
+        "at-once\nfile\n"
+    );
+    let module = hello_module();
+    let provider = tokio::spawn({
+        let source = source.clone();
+        async move {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            source.provide(Arc::new(module));
+        }
+    });
+    let started = std::time::Instant::now();
+    let out = run(&mut s, "other", "hello; echo after").await;
+    assert!(started.elapsed() >= std::time::Duration::from_millis(250));
+    assert_eq!(out, "argv[0]=hello\nGREETING unset\nafter\n");
+    provider.await.unwrap();
+}
+
+// Two threads: the native host's sleep (the wait's tick) holds its thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_will_not_come_fails_with_the_reason_and_a_wait_can_be_cancelled() {
+    let mut s = sessions();
+    let failed = sandtab_shell::ProgramSource::waiting();
+    s.install_program_from(&["gone"], failed.clone(), None);
+    failed.fail("fetching guests/gone.wasm: HTTP 404".into());
+    let out = s.session(DEFAULT_SESSION).unwrap().exec("gone").await;
+    assert_eq!(out.exit_code, 126);
+    assert_eq!(
+        out.stderr_text(),
+        "bash: gone: the program could not be loaded: fetching guests/gone.wasm: HTTP 404\n"
+    );
+
+    let never = sandtab_shell::ProgramSource::waiting();
+    s.install_program_from(&["slow"], never, None);
+    let shell = s.session(DEFAULT_SESSION).unwrap();
+    let cancel = shell.cancel_handle();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        cancel.cancel();
+    });
+    let out = shell.exec("slow; echo not-reached").await;
+    assert_eq!(out.exit_code, 130, "{}", out.stderr_text());
+    assert_eq!(out.stdout_text(), "");
+    canceller.await.unwrap();
+}

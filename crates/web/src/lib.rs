@@ -157,6 +157,31 @@ impl Sandbox {
             .map_err(js_error)
     }
 
+    /// Installs the program `names` before its module comes: the names are commands
+    /// at once, and a command that runs one waits for `provideProgram` (see the
+    /// runtime's `Sandbox::expect_program`).
+    #[wasm_bindgen(js_name = expectProgram)]
+    pub fn expect_program(
+        &self,
+        names: Vec<String>,
+        sha256: Option<String>,
+    ) -> Result<(), JsValue> {
+        self.inner.expect_program(&names, sha256).map_err(js_error)
+    }
+
+    /// The module of the expected program `name` (its first name) has come; compiled
+    /// now if no command runs. Throws for a module that is not valid WebAssembly.
+    #[wasm_bindgen(js_name = provideProgram)]
+    pub fn provide_program(&self, name: String, module: Vec<u8>) -> Result<(), JsValue> {
+        self.inner.provide_program(&name, module).map_err(js_error)
+    }
+
+    /// The module of the expected program `name` will not come, because of `reason`.
+    #[wasm_bindgen(js_name = programFailed)]
+    pub fn program_failed(&self, name: String, reason: String) -> Result<(), JsValue> {
+        self.inner.program_failed(&name, reason).map_err(js_error)
+    }
+
     /// Appends `data` to stdin stream `stream` (an exec's `stdinStream`), whether its
     /// exec runs, waits or has ended; throws past the bound of bytes not yet read.
     #[wasm_bindgen(js_name = writeStdin)]
