@@ -147,7 +147,7 @@ async fn a_program_on_its_way_is_waited_for_only_by_commands_that_run_it() {
             source.provide(Arc::new(module));
         }
     });
-    let started = std::time::Instant::now();
+    let started = tokio::time::Instant::now();
     let out = run(&mut s, "other", "hello; echo after").await;
     assert!(started.elapsed() >= std::time::Duration::from_millis(250));
     assert_eq!(out, "argv[0]=hello\nGREETING unset\nafter\n");
