@@ -6,18 +6,40 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
 import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
 
 const HELLO = readFileSync(new URL('../../target/guests/c/hello.wasm', import.meta.url));
+const UPPER = readFileSync(new URL('../../target/guests/c/stdin_upper.wasm', import.meta.url));
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-/** Serves /held.wasm once `release()` is called, and 404 for anything else. */
+/** Serves /held.wasm once `release()` is called; /versioned.wasm as `versioned.body`
+ * with ETag `versioned.etag`, answering 304 to a matching If-None-Match (each request
+ * logged in `versioned.asked`); 404 for anything else. Cross-origin, as a CDN would. */
 async function heldServer() {
   let release;
   const released = new Promise((resolve) => (release = resolve));
+  const versioned = { body: HELLO, etag: '"a"', asked: [] };
   const server = createServer(async (req, res) => {
-    const cors = { 'access-control-allow-origin': '*' };
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'if-none-match, if-modified-since',
+      'access-control-expose-headers': 'etag',
+    };
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors).end();
+      return;
+    }
+    if (req.url === '/versioned.wasm') {
+      const asked = req.headers['if-none-match'] ?? null;
+      const status = asked === versioned.etag ? 304 : 200;
+      versioned.asked.push({ asked, status });
+      if (status === 304) res.writeHead(304, { ...cors, etag: versioned.etag }).end();
+      else res.writeHead(200, { ...cors, etag: versioned.etag, 'content-type': 'application/wasm' }).end(versioned.body);
+      return;
+    }
     if (req.url !== '/held.wasm') {
       res.writeHead(404, cors).end('not here');
       return;
@@ -26,7 +48,7 @@ async function heldServer() {
     res.writeHead(200, { ...cors, 'content-type': 'application/wasm', 'content-length': HELLO.length }).end(HELLO);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, release, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${server.address().port}`, release, versioned, close: () => new Promise((r) => server.close(r)) };
 }
 
 for (const name of browserNames) {
@@ -91,6 +113,43 @@ for (const name of browserNames) {
       assert.match(out.stderr, /^bash: gone: the program could not be loaded: fetching .*\/gone\.wasm: HTTP 404\n$/);
       assert.ok(out.progress.includes('gone:error'), out.progress.join(' '));
       assert.ok(out.progress.includes('held:ready'), out.progress.join(' '));
+    });
+
+    test('a kept program is asked about again: a 304 reuses it, a changed file is picked up, a wrong hash drops it', async () => {
+      const run = (script, spec) =>
+        page.evaluate(
+          async (s, program) => {
+            const box = await window.sandtab.Sandbox.create({ name: `v-${Date.now()}`, storage: 'memory', programs: [program] });
+            try {
+              const r = await box.exec(s);
+              return r.stdout;
+            } finally {
+              box.terminate();
+            }
+          },
+          script,
+          { names: ['ver'], url: `${held.url}/versioned.wasm`, ...spec },
+        );
+      const versioned = held.versioned;
+      assert.equal(await run('ver'), 'argv[0]=ver\nGREETING unset\n');
+      assert.equal(await run('ver'), 'argv[0]=ver\nGREETING unset\n');
+      versioned.body = UPPER;
+      versioned.etag = '"b"';
+      assert.equal(await run('echo hi | ver 2>/dev/null'), 'HI\n');
+      assert.deepEqual(versioned.asked, [
+        { asked: null, status: 200 },
+        { asked: '"a"', status: 304 },
+        { asked: '"a"', status: 200 },
+      ]);
+      // The page now asks for the first module by its hash: the kept copy (the second
+      // module, ETag "b") is dropped, not asked about, and the first fetched again (the
+      // browser's own HTTP cache may ask with what it has, "a").
+      versioned.body = HELLO;
+      versioned.etag = '"a2"';
+      assert.equal(await run('ver', { sha256: sha256(HELLO) }), 'argv[0]=ver\nGREETING unset\n');
+      const last = versioned.asked.at(-1);
+      assert.equal(last.status, 200);
+      assert.notEqual(last.asked, '"b"', 'the dropped copy was asked about');
     });
 
     test('nothing was logged as an error', async () => {

@@ -158,6 +158,35 @@ for (const name of browserNames) {
       await page.$eval('#terminal', (el) => el.removeAttribute('style'));
     });
 
+    test('removed, a terminal ends the sandbox it started (worker and lock); put back, it starts again', async () => {
+      const out = await page.evaluate(async () => {
+        const name = `own-${Date.now()}`;
+        const element = document.createElement('sandtab-terminal');
+        // Its own sandbox: the default name, in IndexedDB, under the tab's Web Lock.
+        document.body.append(element);
+        await element.ready;
+        const first = await element.run('echo first > /tmp/own; echo started');
+        element.remove();
+        // The lock is free once it is gone: the page can open that sandbox itself.
+        let opened = null;
+        for (let i = 0; i < 50 && !opened; i++) {
+          opened = await window.sandtab.Sandbox.create().catch((err) => (err.code === 'EBUSY' ? null : Promise.reject(err)));
+          if (!opened) await new Promise((r) => setTimeout(r, 100));
+        }
+        const seen = opened ? (await opened.exec('echo page-opened')).stdout : 'EBUSY';
+        opened?.terminate();
+        // Put back, it starts a sandbox again.
+        document.body.append(element);
+        await element.ready;
+        const again = await element.run('echo again');
+        element.remove();
+        return { first, seen, again, name };
+      });
+      assert.equal(out.first, 0);
+      assert.equal(out.seen, 'page-opened\n');
+      assert.equal(out.again, 0);
+    });
+
     test('nothing was logged as an error', () => {
       assert.deepEqual(errors, []);
     });

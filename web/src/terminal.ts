@@ -63,6 +63,10 @@ function injectStyles(): void {
 
 export class SandtabTerminal extends HTMLElement {
   #sandbox: Sandbox | null = null;
+  /** The terminal started its sandbox itself (and ends it when removed). */
+  #owned = false;
+  /** Counts removals, so a start that finishes after one knows it is too late. */
+  #connections = 0;
   #term: Terminal | null = null;
   #editor = new LineEditor();
   #running = false;
@@ -141,11 +145,25 @@ export class SandtabTerminal extends HTMLElement {
     this.#ready = this.#start();
   }
 
+  /** Removed from the page (a framework's `v-if`, a conditional render): a sandbox the
+   * terminal started itself is saved and ended, so its worker and its lock go (a page's
+   * own sandbox is left to the page). Put back, the terminal starts again. */
   disconnectedCallback(): void {
+    this.#connections++;
     this.#resizeObserver?.disconnect();
     this.#resizeObserver = null;
     this.#term?.dispose();
     this.#term = null;
+    this.#stdin = null;
+    if (this.#owned && this.#sandbox) {
+      const sandbox = this.#sandbox;
+      this.#sandbox = null;
+      this.#owned = false;
+      void sandbox
+        .flush()
+        .catch(() => {})
+        .finally(() => sandbox.terminate());
+    }
   }
 
   /** The selected text ('' when nothing is selected). */
@@ -215,12 +233,21 @@ export class SandtabTerminal extends HTMLElement {
     const term = this.#term!;
     if (!this.#sandbox) {
       term.write('Starting sandbox...');
+      const connection = this.#connections;
+      let sandbox: Sandbox;
       try {
-        this.#sandbox = await Sandbox.create();
+        sandbox = await Sandbox.create();
       } catch (err) {
         term.write(`\r\n\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
         throw err;
       }
+      if (connection !== this.#connections) {
+        // Removed while it started: nobody will use it.
+        sandbox.terminate();
+        return;
+      }
+      this.#sandbox = sandbox;
+      this.#owned = true;
       term.write('\r\x1b[K');
     }
     term.write('sandtab: a sandbox in this tab. Ctrl-C stops a command.\r\n');
@@ -389,7 +416,7 @@ export class SandtabTerminal extends HTMLElement {
         stdin,
         tty: true,
         onOutput: (_stream, bytes) => {
-          if (bytes.length === 0) return;
+          if (bytes.length === 0 || this.#term !== term) return;
           // After `^C`, output starts on a line of its own (a program's message).
           if (this.#caretC && bytes[0] !== 0x0a) term.write('\r\n');
           this.#caretC = false;
@@ -407,7 +434,12 @@ export class SandtabTerminal extends HTMLElement {
         unread = splitKeys(rest.replaceAll('\n', '\r'));
       }
     } catch (err) {
-      term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+      if (this.#term === term) term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+    }
+    if (this.#term !== term) {
+      // Removed while it ran (its own sandbox ended with it).
+      this.#running = false;
+      return exitCode;
     }
     this.#stdin = null;
     if (this.#caretC) term.write('\r\n');

@@ -175,17 +175,48 @@ function progress(event: ProgressEvent): void {
 /** Cache Storage bucket for program modules: a reload does not fetch 26 MB again. */
 const PROGRAM_CACHE = 'sandtab-programs-v1';
 
-/** The bytes of a program module, from the cache or fetched with progress. */
+/** The SHA-256 of `bytes`, in hex. */
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** The bytes of a program module, fetched with progress, or the copy kept in Cache
+ * Storage: that copy is asked about again (`If-None-Match` / `If-Modified-Since`), so a
+ * changed file at the same address is picked up and an unchanged one costs a 304; it is
+ * dropped if its SHA-256 is not the one asked for, and used as it is while offline. */
 async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Array> {
   const cache = 'caches' in scope ? await scope.caches.open(PROGRAM_CACHE).catch(() => null) : null;
   const cached = await cache?.match(spec.url);
-  if (cached) {
-    const bytes = new Uint8Array(await cached.arrayBuffer());
+  let kept: Uint8Array | null = cached ? new Uint8Array(await cached.arrayBuffer()) : null;
+  if (kept && spec.sha256 && (await sha256Hex(kept)) !== spec.sha256.toLowerCase()) {
+    await cache?.delete(spec.url).catch(() => false);
+    kept = null;
+  }
+  const validators: Record<string, string> = {};
+  const etag = kept && cached?.headers.get('etag');
+  const modified = kept && cached?.headers.get('last-modified');
+  if (etag) validators['if-none-match'] = etag;
+  else if (modified) validators['if-modified-since'] = modified;
+  const keptCopy = (bytes: Uint8Array) => {
     progress({ program, phase: 'fetch', loaded: bytes.length, total: bytes.length });
     return bytes;
+  };
+  // A kept copy with nothing to ask about (the server gives no validators) is used as is.
+  if (kept && Object.keys(validators).length === 0) return keptCopy(kept);
+  let response: Response;
+  try {
+    // `no-store`: the answer to this question, not the HTTP cache's.
+    response = await fetch(spec.url, kept ? { headers: validators, cache: 'no-store' } : undefined);
+  } catch (err) {
+    if (kept) return keptCopy(kept);
+    throw err;
   }
-  const response = await fetch(spec.url);
-  if (!response.ok) throw new Error(`fetching ${spec.url}: HTTP ${response.status}`);
+  if (kept && response.status === 304) return keptCopy(kept);
+  if (!response.ok) {
+    if (kept) return keptCopy(kept);
+    throw new Error(`fetching ${spec.url}: HTTP ${response.status}`);
+  }
   const total = Number(response.headers.get('content-length')) || 0;
   const parts: Uint8Array[] = [];
   let loaded = 0;
@@ -209,8 +240,13 @@ async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Ar
     at += part.length;
   }
   progress({ program, phase: 'fetch', loaded, total: total || loaded });
+  const headers: Record<string, string> = { 'content-type': 'application/wasm' };
+  for (const name of ['etag', 'last-modified']) {
+    const value = response.headers.get(name);
+    if (value) headers[name] = value;
+  }
   // Best effort: a full cache only means the next load fetches again.
-  await cache?.put(spec.url, new Response(bytes, { headers: { 'content-type': 'application/wasm' } })).catch(() => {});
+  await cache?.put(spec.url, new Response(bytes, { headers })).catch(() => {});
   return bytes;
 }
 
