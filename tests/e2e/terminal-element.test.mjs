@@ -187,6 +187,63 @@ for (const name of browserNames) {
       assert.equal(out.again, 0);
     });
 
+    test('a terminal and the page share the sandbox of one name, in either order', async () => {
+      const out = await page.evaluate(async () => {
+        const { Sandbox } = window.sandtab;
+        const read = async (box, path) => new TextDecoder().decode(await box.readFile(path));
+        // The element first (as in HTML), then the page's own create of that name.
+        const first = `share-a-${Date.now()}`;
+        const element = document.createElement('sandtab-terminal');
+        element.setAttribute('name', first);
+        document.body.append(element);
+        const box = await Sandbox.create({ name: first });
+        await element.ready;
+        await box.writeFile('/home/agent/from-page', 'page wrote this');
+        await element.run('cat /home/agent/from-page > /tmp/seen');
+        const seen = await read(box, '/tmp/seen');
+        const same = element.sandbox === box;
+        // Asking for more of a name already open here is refused, saying what to do.
+        const more = await Sandbox.create({ name: first, limits: { timeoutMs: 1000 } }).then(
+          () => 'opened',
+          (e) => `${e.code}: ${e.message}`,
+        );
+        // Removed, the element lets go of its share only: the page's goes on.
+        element.remove();
+        await new Promise((r) => setTimeout(r, 300));
+        const alive = (await box.exec('echo alive')).stdout;
+        await box.close();
+        // The page first, then an element with name and storage attributes.
+        const second = `share-b-${Date.now()}`;
+        const pageBox = await Sandbox.create({ name: second, storage: 'opfs' });
+        const other = document.createElement('sandtab-terminal');
+        other.setAttribute('name', second);
+        other.setAttribute('storage', 'opfs');
+        document.body.append(other);
+        await other.ready;
+        await other.run('echo typed > /home/agent/typed');
+        const typed = await read(pageBox, '/home/agent/typed');
+        const sameAgain = other.sandbox === pageBox;
+        other.remove();
+        await pageBox.close();
+        // Both let go: the name opens anew, with the saved file.
+        const reopened = await Sandbox.create({ name: second, storage: 'opfs' });
+        const kept = await read(reopened, '/home/agent/typed');
+        const fresh = reopened !== pageBox;
+        await reopened.close();
+        await Sandbox.deleteStored(first);
+        await Sandbox.deleteStored(second);
+        return { seen, same, more, alive, typed, sameAgain, kept, fresh };
+      });
+      assert.equal(out.seen, 'page wrote this');
+      assert.equal(out.same, true);
+      assert.match(out.more, /^EBUSY: sandbox "share-a-\d+" is already open in this page/);
+      assert.equal(out.alive, 'alive\n');
+      assert.equal(out.typed, 'typed\n');
+      assert.equal(out.sameAgain, true);
+      assert.equal(out.kept, 'typed\n');
+      assert.equal(out.fresh, true);
+    });
+
     test('nothing was logged as an error', () => {
       assert.deepEqual(errors, []);
     });

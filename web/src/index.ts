@@ -1,5 +1,6 @@
 // sandtab: a sandbox for AI agents that lives in a browser tab.
 export { Sandbox, SandboxError } from './sandbox.js';
+export type { SandboxChangeEvent } from './sandbox.js';
 export { PROTOCOL_VERSION } from './protocol.js';
 export type { Op, Reply } from './protocol.js';
 export { FRAME_POLICY, containedFrame, contentDocument, holdLinks } from './contained-frame.js';
@@ -19,6 +20,12 @@ export type {
   DirEntry,
   ExecOptions,
   ExecResult,
+  FileChange,
+  FileChangeCause,
+  FileStat,
+  SandboxErrorCode,
+  SandboxProcess,
+  SpawnOptions,
   FsckReport,
   GuestLimits,
   ImportResult,

@@ -37,6 +37,8 @@ export type ToWorker =
   // `stream`: send an exec's output as it is written (else it comes with the result).
   | { type: 'op'; v: number; id: number; op: Op; stream?: boolean }
   | { type: 'cancel' }
+  // An exec's AbortSignal fired: cancel op `id` if it runs, or drop it if it waits.
+  | { type: 'abort'; id: number }
   // As Ctrl-C: interrupts a program waiting for typed input that takes interrupts, or cancels.
   | { type: 'interrupt' }
   // Standard input of an exec that has `stdinStream: stream`: bytes, then `end`.

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 // The page-side handle of a sandbox. The runtime itself lives in a dedicated Web Worker,
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
@@ -11,7 +12,12 @@ import type {
   ProgressEvent,
   DirEntry,
   ExecOptions,
+  FileChange,
+  FileStat,
   ReplayReport,
+  SandboxErrorCode,
+  SandboxProcess,
+  SpawnOptions,
   SandboxHandoff,
   SandboxRecording,
   ExecResult,
@@ -37,18 +43,45 @@ export class SandboxError extends Error {
    * `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`); `SANDBOX_CRASHED` when the runtime panicked
    * or its worker failed: that call, every pending one and every later one fail with
    * it, and the worker is gone (create the sandbox again: the saved files are there). */
-  readonly code: string | undefined;
+  readonly code: SandboxErrorCode | undefined;
 
-  constructor(message: string, code?: string) {
+  constructor(message: string, code?: SandboxErrorCode | (string & {})) {
     super(message);
-    this.code = code;
+    this.code = code as SandboxErrorCode | undefined;
   }
 }
+
+/** Fired on a `Sandbox` (`change`) after an exec or a file operation changed files. */
+export type SandboxChangeEvent = CustomEvent<FileChange>;
 
 interface Pending {
   resolve: (value: Reply) => void;
   reject: (err: Error) => void;
   onOutput?: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
+}
+
+/** Sandboxes this page has open or is opening, by name (those kept in memory are each
+ * their own, and in Node a name is per directory: neither is shared). */
+const openInPage = new Map<string, Promise<Sandbox>>();
+
+function pageKey(options: SandboxOptions): string | null {
+  if (sandboxHost || options.storage === 'memory') return null;
+  return options.name ?? 'default';
+}
+
+/** Whether `options` asks for nothing but a name and where it is kept. */
+function asksOnlyNameAndStorage(options: SandboxOptions): boolean {
+  return Object.entries(options).every(([key, value]) => value === undefined || key === 'name' || key === 'storage');
+}
+
+/** A string as UTF-8 bytes; bytes as they are. */
+function bytes(data: Uint8Array | string): Uint8Array {
+  return typeof data === 'string' ? new TextEncoder().encode(data) : data;
+}
+
+/** The error of an exec whose signal was aborted before it was sent. */
+function aborted(): SandboxError {
+  return new SandboxError('the exec was aborted (its AbortSignal) before it started', 'ECANCELED');
 }
 
 /** Decodes whole outputs (a streaming decoder is made per listening exec). */
@@ -77,7 +110,7 @@ function keepEngineModule(key: string, module: WebAssembly.Module): void {
   }
 }
 
-export class Sandbox {
+export class Sandbox extends EventTarget {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
@@ -85,6 +118,11 @@ export class Sandbox {
   #nextStdin = 1;
   #stdinPumps = new Map<number, StdinPump>();
   #dead: SandboxError | null = null;
+  /** Where its files are kept (as asked), its key in `openInPage`, and how many
+   * `create` calls of this page share it. */
+  #storage: StorageKind = 'indexeddb';
+  #pageKey: string | null = null;
+  #holders = 1;
 
   readonly #onProgress?: (event: ProgressEvent) => void;
   readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
@@ -93,6 +131,7 @@ export class Sandbox {
   readonly #ui: UiDoor;
 
   private constructor(worker: Worker, options: SandboxOptions, secrets: Map<string, string>[]) {
+    super();
     this.#worker = worker;
     this.#onProgress = options.onProgress;
     this.#hostCall = options.hostCall;
@@ -112,8 +151,44 @@ export class Sandbox {
    * runtime; later ones reuse the compiled module. Rejects with a `SandboxError` for bad
    * options (naming the field), a sandbox open in another tab (`EBUSY`), stored data
    * this version cannot read (`ENOTSUP`, `EUCLEAN`), a granted MCP server that cannot
-   * be reached (naming it), or a worker that cannot start. */
+   * be reached (naming it), or a worker that cannot start.
+   *
+   * In one page, a name is one sandbox: a `create` that asks for nothing but `name`
+   * and `storage` of a sandbox this page has open (or is opening: a
+   * `<sandtab-terminal>`'s, say) resolves to that same `Sandbox`, and each `close()`
+   * lets go of one share (the worker ends with the last). Asking for more (limits,
+   * programs, capabilities) of a name already open here is `EBUSY`. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
+    const key = pageKey(options);
+    const open = key === null ? undefined : openInPage.get(key);
+    if (open !== undefined) {
+      if (!asksOnlyNameAndStorage(options)) {
+        throw new SandboxError(
+          `sandbox "${key}" is already open in this page: create it once with these options and share that Sandbox (for <sandtab-terminal>, its \`sandbox\` property), or close() it first`,
+          'EBUSY',
+        );
+      }
+      const shared = await open;
+      if (shared.#storage !== (options.storage ?? shared.#storage)) {
+        throw new SandboxError(`sandbox "${key}" is already open in this page, kept in ${shared.#storage}`, 'EBUSY');
+      }
+      shared.#holders++;
+      return shared;
+    }
+    const starting = Sandbox.#start(options);
+    if (key === null) return starting;
+    openInPage.set(key, starting);
+    try {
+      const sandbox = await starting;
+      sandbox.#pageKey = key;
+      return sandbox;
+    } catch (err) {
+      if (openInPage.get(key) === starting) openInPage.delete(key);
+      throw err;
+    }
+  }
+
+  static async #start(options: SandboxOptions): Promise<Sandbox> {
     const { document: capabilities, secrets } = withoutSecrets(options.capabilities);
     // The default is written exactly in this form so that bundlers (Vite, webpack 5,
     // Parcel, esbuild with a plugin) see the worker and bundle it with its wasm.
@@ -123,6 +198,7 @@ export class Sandbox {
       : new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'sandtab-runtime' });
     const runtimeKey = String(options.workerUrl ?? 'bundled');
     const sandbox = new Sandbox(worker, options, secrets);
+    sandbox.#storage = options.storage ?? 'indexeddb';
     await new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<FromWorker>) => {
         const reply = event.data;
@@ -191,8 +267,12 @@ export class Sandbox {
         if (handler) handler(decoders[stream].decode(data, { stream: true }));
       };
     }
-    const { guestLimits, session, fresh, maxOutputBytes, stdin, tty } = options;
+    const { guestLimits, session, fresh, maxOutputBytes, stdin, tty, env, cwd, timeoutMs, signal } = options;
+    if (signal?.aborted) throw aborted();
     const request: ExecRequest = { script };
+    if (env !== undefined) request.env = env;
+    if (cwd !== undefined) request.cwd = cwd;
+    if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
     if (guestLimits !== undefined) request.guestLimits = guestLimits;
     if (session !== undefined) request.session = session;
     if (fresh !== undefined) request.fresh = fresh;
@@ -211,7 +291,7 @@ export class Sandbox {
     if (tty === true) request.tty = true;
     let raw: ReplyOf<'exec'>;
     try {
-      const running = this.#run({ op: 'exec', ...request }, 'exec', onOutput);
+      const running = this.#run({ op: 'exec', ...request }, 'exec', onOutput, signal);
       pump?.start();
       raw = await running;
     } finally {
@@ -220,6 +300,7 @@ export class Sandbox {
     }
     if (pump?.error) throw pump.error;
     const text = (bytes: Uint8Array, note: string | null) => (bytes.length === 0 ? '' : UTF8.decode(bytes)) + (note ?? '');
+    if (raw.filesChanged) this.#changed('exec');
     return {
       stdout: text(raw.stdout, raw.stdoutNote),
       stderr: text(raw.stderr, raw.stderrNote),
@@ -233,6 +314,50 @@ export class Sandbox {
       saveError: raw.saveError,
       guestTier: raw.guestTier,
       stdinRead: raw.stdinRead ?? null,
+      filesChanged: raw.filesChanged,
+    };
+  }
+
+  /** Starts a script as a process with streams (as WebContainer's `spawn`): its
+   * output comes on `stdout`/`stderr` as it is written, its input is written to
+   * `stdin` while it runs, `exit` resolves to its status. It queues behind earlier
+   * commands as `exec` does, and runs as `exec` with a `stdin` stream does: as the
+   * last stage of a pipeline, so its `cd` and variables do not stay in the session.
+   * A sandbox that records refuses it (it takes stdin only whole). */
+  spawn(script: string, options: SpawnOptions = {}): SandboxProcess {
+    const kill = new AbortController();
+    const given = options.signal;
+    const signal = given ? AbortSignal.any([given, kill.signal]) : kill.signal;
+    let stdoutSink!: ReadableStreamDefaultController<Uint8Array>;
+    let stderrSink!: ReadableStreamDefaultController<Uint8Array>;
+    const stdout = new ReadableStream<Uint8Array>({ start: (c) => void (stdoutSink = c) });
+    const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (stderrSink = c) });
+    const input = new TransformStream<Uint8Array | string, Uint8Array | string>();
+    const result = this.exec(script, {
+      ...options,
+      signal,
+      stdin: input.readable,
+      onOutput: (stream, bytes) => (stream === 'stdout' ? stdoutSink : stderrSink).enqueue(bytes),
+    });
+    const end = (err?: unknown) => {
+      for (const sink of [stdoutSink, stderrSink]) {
+        try {
+          if (err === undefined) sink.close();
+          else sink.error(err);
+        } catch {
+          // Already closed or cancelled by its reader.
+        }
+      }
+    };
+    // When it ends, writes to its stdin reject (exec stops reading the stream).
+    result.then(() => end(), end);
+    return {
+      stdout,
+      stderr,
+      stdin: input.writable,
+      result,
+      exit: result.then((done) => done.exitCode),
+      kill: () => kill.abort(),
     };
   }
 
@@ -393,10 +518,104 @@ export class Sandbox {
     return (await this.#run({ op: 'readFile', path }, 'bytes')).data;
   }
 
-  /** Writes a file (its directory must exist) and saves it; a string is stored as UTF-8. */
-  async writeFile(path: string, data: Uint8Array | string): Promise<void> {
-    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-    await this.#run({ op: 'writeFile', path, data: bytes }, 'done');
+  /** Writes a file and saves it; a string is stored as UTF-8. Its directory must exist,
+   * unless `createParents` (then those missing are made). */
+  async writeFile(path: string, data: Uint8Array | string, options: { createParents?: boolean } = {}): Promise<void> {
+    const op: Op = { op: 'writeFile', path, data: bytes(data) };
+    if (options.createParents === true) op.parents = true;
+    await this.#run(op, 'done');
+    this.#changed('writeFile', [path]);
+  }
+
+  /** Writes many files in order (`{ path: contents }`) and saves them together; with
+   * `createParents`, their missing directories are made. One that fails stops the rest
+   * (the error says how many were written, and those stay saved). */
+  async writeFiles(files: Record<string, Uint8Array | string>, options: { createParents?: boolean } = {}): Promise<void> {
+    const list = Object.entries(files).map(([path, data]) => ({ path, data: bytes(data) }));
+    const op: Op = { op: 'writeFiles', files: list };
+    if (options.createParents === true) op.parents = true;
+    try {
+      await this.#run(op, 'done');
+    } finally {
+      // Those before a failure were written too.
+      this.#changed('writeFiles', list.map((file) => file.path));
+    }
+  }
+
+  /** Makes a directory; with `recursive`, those above it too, and one that exists is
+   * no error (else `EEXIST`). */
+  async mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+    const op: Op = { op: 'mkdir', path };
+    if (options.recursive === true) op.parents = true;
+    await this.#run(op, 'done');
+    this.#changed('mkdir', [path]);
+  }
+
+  /** Removes a file, a symlink or an empty directory; with `recursive`, a directory and
+   * everything below it; with `force`, a path that does not exist is no error. */
+  async rm(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
+    const op: Op = { op: 'remove', path };
+    if (options.recursive === true) op.recursive = true;
+    if (options.force === true) op.force = true;
+    await this.#run(op, 'done');
+    this.#changed('rm', [path]);
+  }
+
+  /** Renames (moves) a file or a directory; a file at `to` is replaced. */
+  async rename(from: string, to: string): Promise<void> {
+    await this.#run({ op: 'rename', from, to }, 'done');
+    this.#changed('rename', [from, to]);
+  }
+
+  /** What is at `path` (symlinks followed); rejects with `ENOENT` if nothing is.
+   * Answered at once, even while a command runs. */
+  async stat(path: string): Promise<FileStat> {
+    const { reply: _, ...stat } = await this.#run({ op: 'stat', path }, 'stat');
+    return stat;
+  }
+
+  /** Whether something is at `path` (symlinks followed). */
+  async exists(path: string): Promise<boolean> {
+    try {
+      await this.stat(path);
+      return true;
+    } catch (err) {
+      if (err instanceof SandboxError && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return false;
+      throw err;
+    }
+  }
+
+  /** Listens for `change`: after each exec and file operation that changed files. */
+  override addEventListener(
+    type: 'change',
+    listener: (event: SandboxChangeEvent) => void,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  override addEventListener(type: string, listener: never, options?: boolean | AddEventListenerOptions): void {
+    super.addEventListener(type, listener, options);
+  }
+
+  override removeEventListener(
+    type: 'change',
+    listener: (event: SandboxChangeEvent) => void,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  override removeEventListener(type: string, listener: never, options?: boolean | EventListenerOptions): void {
+    super.removeEventListener(type, listener, options);
+  }
+
+  #changed(cause: FileChange['cause'], paths: string[] = []): void {
+    this.dispatchEvent(new CustomEvent<FileChange>('change', { detail: { cause, paths } }));
   }
 
   /** Which sandbox this is and where its files are kept. */
@@ -446,6 +665,7 @@ export class Sandbox {
   /** Makes the files exactly those of snapshot `id`; later changes are discarded. */
   async restore(id: number): Promise<void> {
     await this.#run({ op: 'restore', id }, 'done');
+    this.#changed('restore', ['/']);
   }
 
   /** Deletes a snapshot and the contents only it kept. */
@@ -467,8 +687,13 @@ export class Sandbox {
   /** Unpacks a tar archive below `path` (default `/`) and saves. Paths cannot climb
    * out of `path`. */
   async importTar(archive: Uint8Array, path = '/'): Promise<ImportResult> {
-    const { reply: _, ...stats } = await this.#run({ op: 'importTar', data: archive, path }, 'imported');
-    return stats;
+    try {
+      const { reply: _, ...stats } = await this.#run({ op: 'importTar', data: archive, path }, 'imported');
+      return stats;
+    } finally {
+      // What came before a failure was kept too.
+      this.#changed('importTar', [path]);
+    }
   }
 
   /** Saves, then reads back and checks every stored record (checksums, the tree, every
@@ -536,23 +761,54 @@ export class Sandbox {
     return estimate ? { usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 } : null;
   }
 
-  /** Stops the worker at once, whatever it is doing. The sandbox cannot be used after. */
+  /** Stops the worker at once, whatever it is doing, for every share of it. The sandbox
+   * cannot be used after. */
   terminate(): void {
     this.#worker.terminate();
-    this.#fail(new SandboxError('the sandbox was terminated'));
+    this.#fail(new SandboxError('the sandbox was terminated', 'ECLOSED'));
+  }
+
+  /** Closes the sandbox: waits for the commands queued before it, saves what is not
+   * saved yet, then ends the worker and lets go of the sandbox's name (another tab or
+   * `Sandbox.create` may open it). Later calls reject with `ECLOSED`. Calling it again
+   * is fine. Also `await using sandbox = await Sandbox.create()`. */
+  async close(): Promise<void> {
+    if (this.#dead !== null) return;
+    if (--this.#holders > 0) return;
+    // At once, so that a `create` from here on starts anew instead of sharing this.
+    this.#leavePage();
+    try {
+      await this.flush();
+    } finally {
+      this.#worker.terminate();
+      this.#fail(new SandboxError('the sandbox was closed', 'ECLOSED'));
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   /** Sends `op` to the worker (queued there unless it is a query) and resolves to its
    * reply, which must be of kind `kind`. */
-  async #run<K extends Reply['reply']>(op: Op, kind: K, onOutput?: Pending['onOutput']): Promise<ReplyOf<K>> {
+  async #run<K extends Reply['reply']>(
+    op: Op,
+    kind: K,
+    onOutput?: Pending['onOutput'],
+    signal?: AbortSignal,
+  ): Promise<ReplyOf<K>> {
     if (this.#dead) throw this.#dead;
     const id = this.#nextId++;
+    const abort = () => {
+      if (this.#dead === null) this.#worker.postMessage({ type: 'abort', id } satisfies ToWorker);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
     const reply = await new Promise<Reply>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onOutput });
       const message: ToWorker = { type: 'op', v: PROTOCOL_VERSION, id, op };
       if (onOutput) message.stream = true;
       this.#worker.postMessage(message);
-    });
+    }).finally(() => signal?.removeEventListener('abort', abort));
     if (reply.reply !== kind) {
       throw new SandboxError(`the runtime answered ${op.op} with a ${reply.reply} reply, not ${kind}`, 'EPROTO');
     }
@@ -677,10 +933,16 @@ export class Sandbox {
     this.#fail(new SandboxError(message, CRASHED));
   }
 
+  #leavePage(): void {
+    if (this.#pageKey !== null) openInPage.delete(this.#pageKey);
+    this.#pageKey = null;
+  }
+
   #fail(err: SandboxError): void {
     // The first cause stays: a later terminate() must not hide a crash.
     if (this.#dead !== null) return;
     this.#dead = err;
+    this.#leavePage();
     this.#net.dispose();
     this.#ui.close();
     for (const pending of this.#pending.values()) pending.reject(err);

@@ -7,7 +7,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Sandbox } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
 import { XTERM_CSS } from './xterm-css.js';
-import type { SaveError } from './types.js';
+import type { SaveError, StorageKind } from './types.js';
 
 const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
 /** Cells the prompt takes on the screen (without its colour codes). */
@@ -87,13 +87,14 @@ export class SandtabTerminal extends HTMLElement {
   #inputRow = 0;
   #inputEndRow = 0;
 
-  /** The element's API version: attribute `theme`; properties `sandbox`, `ready`,
+  /** The element's API version: attributes `theme`, `name`, `storage`; properties `sandbox`, `ready`,
    * `running`, `selection`, `size`; methods `run`, `focus`, `copySelection`, `paste`;
    * event `command-end`. Raised when any of these changes incompatibly. */
   static readonly apiVersion = 1;
 
   /** The sandbox the terminal runs commands in. Set it before the element is connected
-   * to share one with the page; otherwise the terminal creates its own. */
+   * to give it one; otherwise it opens the sandbox its `name` and `storage` attributes
+   * say (`"default"`, IndexedDB), sharing it with the page if the page has it open. */
   get sandbox(): Sandbox | null {
     return this.#sandbox;
   }
@@ -159,10 +160,8 @@ export class SandtabTerminal extends HTMLElement {
       const sandbox = this.#sandbox;
       this.#sandbox = null;
       this.#owned = false;
-      void sandbox
-        .flush()
-        .catch(() => {})
-        .finally(() => sandbox.terminate());
+      // Saves, and ends the worker unless the page shares this sandbox too.
+      void sandbox.close().catch(() => {});
     }
   }
 
@@ -236,14 +235,17 @@ export class SandtabTerminal extends HTMLElement {
       const connection = this.#connections;
       let sandbox: Sandbox;
       try {
-        sandbox = await Sandbox.create();
+        // A sandbox of that name the page has open (or is opening) is shared.
+        const name = this.getAttribute('name') ?? undefined;
+        const storage = (this.getAttribute('storage') ?? undefined) as StorageKind | undefined;
+        sandbox = await Sandbox.create({ name, storage });
       } catch (err) {
         term.write(`\r\n\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
         throw err;
       }
       if (connection !== this.#connections) {
         // Removed while it started: nobody will use it.
-        sandbox.terminate();
+        void sandbox.close().catch(() => {});
         return;
       }
       this.#sandbox = sandbox;

@@ -417,7 +417,114 @@ export interface ExecOptions {
    * `.wasm` file) reads the terminal line by line and sees a terminal (`isatty`), so a
    * bare `python3` is the interactive interpreter. Needs a stream `stdin`. */
   tty?: boolean;
+  /** Environment variables for this exec only (exported, so programs see them too);
+   * afterwards each is what it was in the session. Names are bash names
+   * (`[A-Za-z_][A-Za-z0-9_]*`); another is refused with `EINVAL` before anything runs. */
+  env?: Record<string, string>;
+  /** The directory this exec starts in: absolute, or relative to the session's. The
+   * session is back in its own directory afterwards. One that does not exist is refused
+   * (`ENOENT`) before anything runs. */
+  cwd?: string;
+  /** Wall-clock milliseconds for this exec, counted from when it starts (not while it
+   * waits behind others); at most the sandbox's `limits.timeoutMs`. Past it the exec
+   * ends with exit status 126 and says so on stderr. */
+  timeoutMs?: number;
+  /** Aborting it cancels this exec only: one still waiting its turn is dropped and the
+   * promise rejects with a `SandboxError` (`ECANCELED`); a running one is stopped as by
+   * `cancel()` and resolves with exit status 130 and its output so far. */
+  signal?: AbortSignal;
 }
+
+/** Options of `Sandbox.spawn`: those of `exec`, without the output callbacks (the
+ * process's streams carry the output) and without `stdin` (write `process.stdin`). */
+export type SpawnOptions = Omit<ExecOptions, 'onStdout' | 'onStderr' | 'onOutput' | 'stdin'>;
+
+/** A script started by `Sandbox.spawn`, as a process with streams. */
+export interface SandboxProcess {
+  /** Its standard output, as bytes while it is written (pipe it through
+   * `TextDecoderStream` for text). A stream nobody reads does not hold the script up. */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** Its standard error, likewise. */
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Its standard input: what is written is read by the script as it comes; closing it
+   * is end of file. */
+  readonly stdin: WritableStream<Uint8Array | string>;
+  /** Resolves to the exit status when it ends. */
+  readonly exit: Promise<number>;
+  /** Resolves to the whole result (as `exec` gives it) when it ends. */
+  readonly result: Promise<ExecResult>;
+  /** Stops it (exit status 130), or drops it if it has not started. */
+  kill(): void;
+}
+
+/** What is at a path (`Sandbox.stat`), symlinks followed. */
+export interface FileStat {
+  kind: 'file' | 'dir';
+  /** Bytes of a file; 0 for a directory. */
+  size: number;
+  /** Permission bits (`0o644` is 420). */
+  mode: number;
+  /** Milliseconds since the epoch (with a fraction): the last change of the contents. */
+  modified: number;
+  /** Milliseconds since the epoch: when it was made. */
+  created: number;
+}
+
+/** What a `change` event says changed the files. */
+export type FileChangeCause = 'exec' | 'writeFile' | 'writeFiles' | 'mkdir' | 'rm' | 'rename' | 'importTar' | 'restore';
+
+/** The detail of a `change` event: sent after each exec that changed files (one that
+ * only read sends none) and after each file operation. */
+export interface FileChange {
+  cause: FileChangeCause;
+  /** The paths a file operation named (for an exec: empty, since a script may change
+   * anything; list or stat what you show). */
+  paths: string[];
+}
+
+/** The `code` of a `SandboxError`. */
+export type SandboxErrorCode =
+  // What the filesystem refused, as errno names.
+  | 'ENOENT'
+  | 'EEXIST'
+  | 'ENOTDIR'
+  | 'EISDIR'
+  | 'ENOTEMPTY'
+  | 'ELOOP'
+  | 'ENAMETOOLONG'
+  | 'EINVAL'
+  | 'EBUSY'
+  | 'EDQUOT'
+  | 'EFBIG'
+  | 'ENOMEM'
+  | 'EPERM'
+  | 'EROFS'
+  | 'EXDEV'
+  | 'EIO'
+  | 'EUCLEAN'
+  | 'ENOTSUP'
+  // A page and a worker of different builds.
+  | 'EPROTO'
+  // An exec aborted by its signal before it started.
+  | 'ECANCELED'
+  // The sandbox was closed or terminated.
+  | 'ECLOSED'
+  // Refused or failed at the capability gate.
+  | 'CAP_DENIED'
+  | 'CAP_BAD_ARGS'
+  | 'CAP_CONSTRAINT'
+  | 'CAP_MAX_CALLS'
+  | 'CAP_RATE_LIMIT'
+  | 'CAP_TOOL_FAILED'
+  | 'CAP_NET_DENIED'
+  | 'CAP_NET_FAILED'
+  | 'CAP_NET_METHOD'
+  | 'CAP_NET_PRIVATE'
+  | 'CAP_NET_REDIRECT'
+  | 'CAP_NET_SCHEME'
+  | 'CAP_NET_TOO_LARGE'
+  // The runtime panicked or its worker failed.
+  | 'SANDBOX_CRASHED';
 
 export interface ExecResult {
   /** stdout decoded as UTF-8 (invalid sequences replaced); when it was cut at
@@ -450,6 +557,8 @@ export interface ExecResult {
   /** With `tty`: how many bytes of the `stdin` stream a program read (the terminal
    * gives the rest of what was typed to its prompt, as typed ahead); null otherwise. */
   stdinRead: number | null;
+  /** Whether the exec changed any file (a `change` event was sent too). */
+  filesChanged: boolean;
 }
 
 export interface DirEntry {

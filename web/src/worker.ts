@@ -36,6 +36,10 @@ function enqueue(task: () => void | Promise<void>, fail: (err: unknown) => void)
   if (pending instanceof Promise) queue = pending.catch(fail).finally(done);
   else done();
 }
+/** The op running now, those waiting their turn, and those aborted while they waited. */
+let running: number | null = null;
+const waiting = new Set<number>();
+const aborted = new Set<number>();
 /** The runtime's memory, to tell an out-of-memory abort from other crashes. */
 let memory: WebAssembly.Memory | null = null;
 /** Set once the runtime has crashed: nothing more is done, the worker is ending. */
@@ -378,6 +382,11 @@ async function handle(request: ToWorker): Promise<void> {
     case 'interrupt':
       sandbox?.interrupt();
       return;
+    case 'abort':
+      // The exec's AbortSignal: cancel it if it runs, or drop it when its turn comes.
+      if (running === request.id) sandbox?.cancel();
+      else if (waiting.has(request.id)) aborted.add(request.id);
+      return;
     case 'stdin':
       // Beside the queue, like cancel: the exec may be reading already.
       try {
@@ -452,11 +461,32 @@ function runOp(id: number, version: number, op: Op, stream: boolean): void {
       ? (which: 'stdout' | 'stderr', data: Uint8Array) => post({ type: 'output', id, stream: which, data }, [data.buffer])
       : undefined;
   const reply = (value: Reply) => post({ type: 'result', id, value }, transferables(value));
+  waiting.add(id);
   // One at a time, but keep reading messages (cancel) meanwhile. Most commands are
   // answered at once (crates/web/src/now_or_later.rs); the others come as a Promise.
   enqueue(() => {
-    const answer = box.run(op, onOutput) as Reply | Promise<Reply>;
-    if (answer instanceof Promise) return answer.then(reply);
+    waiting.delete(id);
+    if (aborted.delete(id)) {
+      post({ type: 'error', id, code: 'ECANCELED', message: 'the exec was aborted (its AbortSignal) before it started' });
+      return;
+    }
+    running = id;
+    // An exec's own timeout counts from when it starts, not while it waits its turn.
+    const ms = op.op === 'exec' ? op.timeoutMs : undefined;
+    const timer = ms === undefined ? undefined : setTimeout(() => running === id && box.timeOut(ms), ms);
+    const finished = () => {
+      if (running === id) running = null;
+      clearTimeout(timer);
+    };
+    let answer: Reply | Promise<Reply>;
+    try {
+      answer = box.run(op, onOutput) as Reply | Promise<Reply>;
+    } catch (err) {
+      finished();
+      throw err;
+    }
+    if (answer instanceof Promise) return answer.then(reply).finally(finished);
+    finished();
     return reply(answer);
   }, fail);
 }

@@ -14,8 +14,10 @@ pub async fn exec(
     output: OutputSink<'_>,
 ) -> RuntimeResult<ExecResult> {
     let tier = sandbox.guest_tier();
+    let revision = sandbox.fs().mem().revision();
     let (outcome, read) = run_counting_stdin(sandbox, &request, output).await;
     let mut result = result(outcome?, tier);
+    result.files_changed = sandbox.fs().mem().revision() != revision;
     if request.tty {
         result.stdin_read = Some(read);
     }
@@ -77,6 +79,14 @@ async fn run_in_session(
             "exec options: tty needs the terminal's input as stdinStream",
         ));
     }
+    if let Some(ms) = request.timeout_ms {
+        let most = sessions.limits().timeout.as_millis();
+        if ms == 0 || u128::from(ms) > most {
+            return Err(RuntimeError::invalid(format!(
+                "exec options: timeoutMs must be from 1 to the sandbox's limits.timeoutMs ({most}), not {ms}"
+            )));
+        }
+    }
     let cap = request
         .max_output_bytes
         .map_or(sessions.limits().max_output_bytes, |n| {
@@ -91,9 +101,19 @@ async fn run_in_session(
         (sessions.session(name)?, name)
     };
     let usual = shell.limits().guest;
-    if let Some(spec) = &request.guest_limits {
-        let limits = spec.over(usual, "guestLimits")?;
-        shell.set_guest_limits(limits)?;
+    let guest_limits = match &request.guest_limits {
+        Some(spec) => Some(spec.over(usual, "guestLimits")?),
+        None => None,
+    };
+    // Checked before anything is set: a bad option leaves the session as it was.
+    let overridden = shell.apply_overrides(&request.env, request.cwd.as_deref())?;
+    if let Some(limits) = guest_limits
+        && let Err(err) = shell.set_guest_limits(limits)
+    {
+        if let Some(overridden) = overridden {
+            shell.restore_overrides(overridden);
+        }
+        return Err(err.into());
     }
     *sandbox.cancel.borrow_mut() = Some(shell.cancel_handle());
     let stdin = request.stdin.clone().map(|bytes| bytes.0);
@@ -124,6 +144,9 @@ async fn run_in_session(
     if request.guest_limits.is_some() {
         let _ = shell.set_guest_limits(usual);
     }
+    if let Some(overridden) = overridden {
+        shell.restore_overrides(overridden);
+    }
     sandbox.gate.log_exec(
         session_name,
         &request.script,
@@ -149,6 +172,7 @@ pub(crate) fn result(outcome: ExecOutcome, tier: GuestTier) -> ExecResult {
         save_error: outcome.save_error.map(Into::into),
         guest_tier: outcome.ran_guest.then_some(tier),
         stdin_read: None,
+        files_changed: false,
         stdout: outcome.stdout.into(),
         stderr: outcome.stderr.into(),
     }

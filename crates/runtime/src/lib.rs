@@ -11,9 +11,10 @@ pub mod protocol;
 pub use bytes::Bytes;
 pub use config::{GuestTier, SandboxOptions, SandboxSetup, StorageKind};
 pub use error::{RuntimeError, RuntimeResult};
-pub use protocol::{ExecRequest, ExecResult, Op, PROTOCOL_VERSION, Reply};
+pub use protocol::{ExecRequest, ExecResult, FileStat, FileToWrite, Op, PROTOCOL_VERSION, Reply};
 
 mod exec;
+mod file_ops;
 pub mod handoff;
 pub mod platform;
 mod recorder;

@@ -9,10 +9,11 @@ use crate::error::{RuntimeError, RuntimeResult};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The version of the page ↔ worker protocol. A page and a worker of different versions
 /// (a stale cached bundle) refuse each other's messages with `EPROTO`.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Deserialises `T`, naming the field an error is in (`exec.guestLimits.fuel: ...`).
 pub fn decode<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
@@ -73,6 +74,29 @@ pub struct ExecRequest {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(test, ts(as = "Option<bool>"))]
     pub tty: bool,
+    /// Environment variables for this exec only, exported; afterwards each is what it
+    /// was before.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg_attr(test, ts(as = "Option<BTreeMap<String, String>>"))]
+    pub env: BTreeMap<String, String>,
+    /// The directory this exec starts in (absolute, or relative to the session's);
+    /// afterwards the session is back in its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Wall-clock milliseconds for this exec, at most the sandbox's `timeoutMs`. The
+    /// host arms the timer when the exec starts and calls `Sandbox::time_out`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// A file to write, for [`Op::WriteFiles`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
+pub struct FileToWrite {
+    pub path: String,
+    #[cfg_attr(test, ts(type = "Uint8Array"))]
+    pub data: Bytes,
 }
 
 /// A request through the network policy.
@@ -138,12 +162,47 @@ pub enum Op {
     CallTool { name: String, args: String },
     /// A file's bytes: [`Reply::Bytes`].
     ReadFile { path: String },
-    /// Replaces a file (its directory must exist) and saves it: [`Reply::Done`].
+    /// Replaces a file (its directory must exist, unless `parents`) and saves it:
+    /// [`Reply::Done`].
     WriteFile {
         path: String,
         #[cfg_attr(test, ts(type = "Uint8Array"))]
         data: Bytes,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        parents: bool,
     },
+    /// Writes files in order (with `parents`, making their directories) and saves them
+    /// together: [`Reply::Done`]. One that fails stops the rest; those before it stay.
+    WriteFiles {
+        files: Vec<FileToWrite>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        parents: bool,
+    },
+    /// Makes a directory; with `parents`, the ones above it too, and one that exists
+    /// is no error: [`Reply::Done`].
+    Mkdir {
+        path: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        parents: bool,
+    },
+    /// Removes a file, a symlink or an empty directory; with `recursive`, a directory
+    /// and all below it; with `force`, a missing path is no error: [`Reply::Done`].
+    Remove {
+        path: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        recursive: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        force: bool,
+    },
+    /// Renames (moves) a file or directory, replacing a file at `to`: [`Reply::Done`].
+    Rename { from: String, to: String },
+    /// What is at a path, following symlinks: [`Reply::Stat`].
+    Stat { path: String },
     /// A directory's entries, sorted: [`Reply::Entries`].
     ListDir { path: String },
     /// Space in use and the quota: [`Reply::Usage`].
@@ -232,6 +291,7 @@ impl Op {
         matches!(
             self,
             Op::ListDir { .. }
+                | Op::Stat { .. }
                 | Op::Usage
                 | Op::Info
                 | Op::Snapshots
@@ -246,6 +306,10 @@ impl Op {
             Op::Exec(request) => format!("exec {:?}", request.script),
             Op::CallTool { name, .. } => format!("callTool {name}"),
             Op::WriteFile { path, .. } => format!("writeFile {path}"),
+            Op::WriteFiles { files, .. } => format!("writeFiles ({} files)", files.len()),
+            Op::Mkdir { path, .. } => format!("mkdir {path}"),
+            Op::Remove { path, .. } => format!("rm {path}"),
+            Op::Rename { from, to } => format!("rename {from} {to}"),
             Op::WriteText { path, .. } => format!("write_file {path}"),
             Op::EditFile { path, .. } => format!("edit_file {path}"),
             Op::CloseSession { name } => format!("closeSession {name}"),
@@ -287,6 +351,26 @@ pub struct ExecResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub stdin_read: Option<u64>,
+    /// Whether the exec changed any file (names, metadata or contents).
+    #[serde(default)]
+    pub files_changed: bool,
+}
+
+/// What is at a path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct FileStat {
+    /// `file` or `dir` (symlinks are followed).
+    #[cfg_attr(test, ts(type = "'file' | 'dir'"))]
+    pub kind: String,
+    /// Bytes of a file; 0 for a directory.
+    pub size: u64,
+    /// Permission bits (for example `0o644`, 420).
+    pub mode: u32,
+    /// Milliseconds since the epoch, with a fraction: the last change of the contents.
+    pub modified: f64,
+    /// Milliseconds since the epoch: when it was made.
+    pub created: f64,
 }
 
 /// A directory entry.
@@ -358,6 +442,7 @@ pub enum Reply {
     Entries {
         entries: Vec<DirEntry>,
     },
+    Stat(FileStat),
     Usage {
         bytes: u64,
         files: u64,
@@ -464,11 +549,13 @@ mod tests {
             crate::config::SandboxOptions::decl(),
             RuntimeError::decl(),
             ExecRequest::decl(),
+            FileToWrite::decl(),
             FetchRequest::decl(),
             UiRequest::decl(),
             Op::decl(),
             ExecResult::decl(),
             DirEntry::decl(),
+            FileStat::decl(),
             SnapshotEntry::decl(),
             FetchResponse::decl(),
             Reply::decl(),

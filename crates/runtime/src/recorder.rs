@@ -65,7 +65,14 @@ impl Drop for OpGuard<'_> {
 /// `bash` record themselves, as the op that changed something; reads are not kept).
 pub(crate) fn is_recorded(op: &Op) -> bool {
     match op {
-        Op::Exec(_) | Op::WriteFile { .. } | Op::CloseSession { .. } | Op::Fetch { .. } => true,
+        Op::Exec(_)
+        | Op::WriteFile { .. }
+        | Op::WriteFiles { .. }
+        | Op::Mkdir { .. }
+        | Op::Remove { .. }
+        | Op::Rename { .. }
+        | Op::CloseSession { .. }
+        | Op::Fetch { .. } => true,
         Op::CallTool { name, .. } => !GATED_BUILTINS.contains(&name.as_str()),
         _ => false,
     }

@@ -143,14 +143,13 @@ pub fn from_legacy_op(op: legacy::Op) -> RuntimeResult<Op> {
             guest_limits: guest_limits
                 .map(|limits| decode_value(limits, "a recorded exec's guestLimits"))
                 .transpose()?,
-            stdin: None,
-            stdin_stream: None,
-            tty: false,
+            ..ExecRequest::default()
         }),
         legacy::Op::CallTool { name, args } => Op::CallTool { name, args },
         legacy::Op::WriteFile { path, data } => Op::WriteFile {
             path,
             data: decode_value(Value::String(data), "a recorded writeFile's data")?,
+            parents: false,
         },
         legacy::Op::WriteText { path, content } => Op::WriteText { path, content },
         legacy::Op::EditFile {
@@ -212,7 +211,8 @@ mod tests {
             recording.ops[1].op,
             Op::WriteFile {
                 path: "/a".into(),
-                data: Bytes(b"hi".to_vec())
+                data: Bytes(b"hi".to_vec()),
+                parents: false,
             }
         );
         let Op::Fetch { request } = &recording.ops[2].op else {
@@ -234,6 +234,7 @@ mod tests {
                 op: Op::WriteFile {
                     path: "/a".into(),
                     data: Bytes(vec![0, 255]),
+                    parents: false,
                 },
                 inputs: Inputs::default(),
                 outcome: Outcome::default(),

@@ -204,6 +204,15 @@ impl Sandbox {
         self.stdin.borrow_mut().end_running();
     }
 
+    /// Stops the running exec because its own `timeoutMs` (`ms`) passed: it ends with
+    /// status 126 and says so. The host arms the timer when the exec starts.
+    pub fn time_out(&self, ms: u64) {
+        if let Some(cancel) = &*self.cancel.borrow() {
+            cancel.stop_at_limit(format!("the exec's timeout of {ms} ms passed [timeoutMs]"));
+        }
+        self.stdin.borrow_mut().end_running();
+    }
+
     /// As Ctrl-C in a terminal: a program waiting for typed input that takes interrupts
     /// (sandtab's CPython: `KeyboardInterrupt`) gets one and goes on; otherwise the
     /// running exec is cancelled as by [`Sandbox::cancel`]. True if it was interrupted.
@@ -343,6 +352,7 @@ impl Sandbox {
             Op::ListDir { path } => Reply::Entries {
                 entries: self.list_dir(path)?,
             },
+            Op::Stat { path } => Reply::Stat(crate::file_ops::stat(&self.fs, path)?),
             Op::Usage => {
                 let usage = self.fs.mem().usage();
                 let quota = self.fs.mem().quota();
@@ -418,10 +428,37 @@ impl Sandbox {
                     data: self.fs.mem().read(&path)?.into(),
                 }
             }
-            Op::WriteFile { path, data } => {
-                let path = VfsPath::parse(&path)?;
-                self.fs.mem().write_owned(&path, data.0)?;
-                self.fs.flush().await?;
+            Op::WriteFile {
+                path,
+                data,
+                parents,
+            } => {
+                crate::file_ops::write_files(
+                    &self.fs,
+                    vec![crate::protocol::FileToWrite { path, data }],
+                    parents,
+                )
+                .await?;
+                Reply::Done
+            }
+            Op::WriteFiles { files, parents } => {
+                crate::file_ops::write_files(&self.fs, files, parents).await?;
+                Reply::Done
+            }
+            Op::Mkdir { path, parents } => {
+                crate::file_ops::mkdir(&self.fs, &path, parents).await?;
+                Reply::Done
+            }
+            Op::Remove {
+                path,
+                recursive,
+                force,
+            } => {
+                crate::file_ops::remove(&self.fs, &path, recursive, force).await?;
+                Reply::Done
+            }
+            Op::Rename { from, to } => {
+                crate::file_ops::rename(&self.fs, &from, &to).await?;
                 Reply::Done
             }
             Op::Flush => {
@@ -513,6 +550,7 @@ impl Sandbox {
                     .await?,
             },
             Op::ListDir { .. }
+            | Op::Stat { .. }
             | Op::Usage
             | Op::Info
             | Op::Snapshots

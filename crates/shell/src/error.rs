@@ -26,6 +26,9 @@ pub enum ShellError {
     /// A session's carried state that does not read back.
     #[error("a session's state does not read back: {0}")]
     InvalidSessionState(String),
+    /// An exec's option (`env`, `cwd`) that cannot be used; nothing ran.
+    #[error("exec options: {0}")]
+    InvalidExecOption(String),
     /// The starting file tree could not be made.
     #[error("{0}")]
     Filesystem(#[from] sandtab_vfs::VfsError),

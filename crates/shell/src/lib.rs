@@ -9,6 +9,7 @@
 
 mod commands;
 mod error;
+mod exec_overrides;
 pub mod file_tools;
 mod fs_adapter;
 mod guests;
@@ -22,6 +23,7 @@ mod sessions;
 mod stdin_feed;
 
 pub use error::ShellError;
+pub use exec_overrides::Overridden;
 pub use fs_adapter::WallClock;
 pub use limits::ShellLimits;
 pub use program_source::ProgramSource;
@@ -139,12 +141,23 @@ pub fn no_capabilities() -> Arc<Gate> {
 #[derive(Debug, Clone)]
 pub struct CancelHandle {
     flag: Arc<AtomicBool>,
+    limit: Arc<Mutex<Option<String>>>,
 }
 
 impl CancelHandle {
     /// Asks the running exec to stop. It ends with exit status 130.
     pub fn cancel(&self) {
         self.flag.store(true, Ordering::SeqCst);
+    }
+
+    /// Stops the running exec because it ran into a limit the host keeps (a per-exec
+    /// timeout): it ends with exit status 126 and `sandtab: limit reached: {reason}`.
+    pub fn stop_at_limit(&self, reason: String) {
+        *self
+            .limit
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(reason);
+        self.cancel();
     }
 }
 
@@ -170,6 +183,8 @@ pub struct Shell {
     entropy: Arc<commands::entropy::Entropy>,
     /// bashkit's live commands (shared with `guests`): a streamed stdin's feed.
     registry: bashkit::BuiltinRegistry,
+    /// Why the host stopped the running exec, when a limit it keeps did.
+    stopped_at_limit: Arc<Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for Shell {
@@ -272,6 +287,7 @@ impl Shell {
             seed_random: false,
             entropy,
             registry,
+            stopped_at_limit: Arc::default(),
         })
     }
 
@@ -336,6 +352,7 @@ impl Shell {
     pub fn cancel_handle(&self) -> CancelHandle {
         CancelHandle {
             flag: self.bash.cancellation_token(),
+            limit: self.stopped_at_limit.clone(),
         }
     }
 
@@ -489,6 +506,7 @@ impl Shell {
         self.bash
             .cancellation_token()
             .store(false, Ordering::SeqCst);
+        self.take_limit_stop();
         self.guests.prepare(script, &self.cwd, &self.path_var).await;
         let guest_runs = self.guests.runs();
         let seed = self.random_seed();
@@ -525,9 +543,18 @@ impl Shell {
             .await;
         let write_limit = writes.limit();
         let wrote_too_much = writes.finish();
+        let stopped_at_limit = self.take_limit_stop();
         let exit_code = {
             let mut collected = lock(collector);
             match result {
+                _ if stopped_at_limit.is_some() => {
+                    let reason = stopped_at_limit.unwrap_or_default();
+                    collected.push(
+                        Stream::Stderr,
+                        format!("sandtab: limit reached: {reason}\n").as_bytes(),
+                    );
+                    EXIT_LIMIT
+                }
                 _ if wrote_too_much => {
                     let message = format!(
                         "sandtab: limit reached: files written by one command passed {write_limit} \
@@ -570,6 +597,21 @@ impl Shell {
             save_error,
             ran_guest: self.guests.runs() != guest_runs,
         }
+    }
+}
+
+impl Shell {
+    /// Why the host stopped the exec at a limit, if it did, cleared for the next.
+    fn take_limit_stop(&self) -> Option<String> {
+        self.stopped_at_limit
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
+
+    /// Reads the working directory and `PATH` again after the state was changed.
+    fn refresh_cwd_and_path(&mut self) {
+        (self.cwd, self.path_var) = cwd_and_path(&self.bash.shell_state_view());
     }
 }
 

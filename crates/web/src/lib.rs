@@ -200,6 +200,13 @@ impl Sandbox {
         self.inner.cancel();
     }
 
+    /// Stops the running exec because its own `timeoutMs` (`ms`) passed: it ends with
+    /// exit status 126 and says so (the worker arms the timer when the exec starts).
+    #[wasm_bindgen(js_name = timeOut)]
+    pub fn time_out(&self, ms: f64) {
+        self.inner.time_out(ms as u64);
+    }
+
     /// As Ctrl-C in a terminal: interrupts a program waiting for typed input that takes
     /// interrupts, or else cancels the running exec. True if it was interrupted.
     pub fn interrupt(&self) -> bool {

@@ -1,7 +1,7 @@
 // Generated from crates/runtime/src/protocol.rs by `SANDTAB_BLESS=1 cargo test -p sandtab-runtime`.
 // Do not edit: a test fails when this differs from what the Rust types generate.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export type Count = number;
 
@@ -108,7 +108,24 @@ stdinStream?: number,
  * commands see an empty stdin, and a program whose stdin is that one reads the
  * terminal and sees a terminal (`isatty`).
  */
-tty?: boolean, };
+tty?: boolean, 
+/**
+ * Environment variables for this exec only, exported; afterwards each is what it
+ * was before.
+ */
+env?: { [key in string]?: string }, 
+/**
+ * The directory this exec starts in (absolute, or relative to the session's);
+ * afterwards the session is back in its own.
+ */
+cwd?: string, 
+/**
+ * Wall-clock milliseconds for this exec, at most the sandbox's `timeoutMs`. The
+ * host arms the timer when the exec starts and calls `Sandbox::time_out`.
+ */
+timeoutMs?: number, };
+
+export type FileToWrite = { path: string, data: Uint8Array, };
 
 export type FetchRequest = { url: string, method?: string, 
 /**
@@ -122,7 +139,7 @@ follow?: boolean, };
 
 export type UiRequest = { "action": "show", html: string, title?: string, } | { "action": "wait", timeoutMs?: number, } | { "action": "close" };
 
-export type Op = { "op": "exec" } & ExecRequest | { "op": "callTool", name: string, args: string, } | { "op": "readFile", path: string, } | { "op": "writeFile", path: string, data: Uint8Array, } | { "op": "listDir", path: string, } | { "op": "usage" } | { "op": "info" } | { "op": "flush" } | { "op": "snapshot", label: string, } | { "op": "snapshots" } | { "op": "restore", id: number, } | { "op": "deleteSnapshot", id: number, } | { "op": "fork", newName: string, snapshotId?: number, } | { "op": "exportTar", path?: string, } | { "op": "importTar", data: Uint8Array, path?: string, } | { "op": "fsck" } | { "op": "closeSession", name: string, } | { "op": "sessionNames" } | { "op": "readText", path: string, offset?: number, limit?: number, } | { "op": "writeText", path: string, content: string, } | { "op": "editFile", path: string, oldString: string, newString: string, replaceAll?: boolean, } | { "op": "fetch", request: FetchRequest, } | { "op": "ui", request: UiRequest, } | { "op": "recording" } | { "op": "replay" } | { "op": "handoff" } | { "op": "auditLog" } | { "op": "toolDefinitions", format: string, };
+export type Op = { "op": "exec" } & ExecRequest | { "op": "callTool", name: string, args: string, } | { "op": "readFile", path: string, } | { "op": "writeFile", path: string, data: Uint8Array, parents?: boolean, } | { "op": "writeFiles", files: Array<FileToWrite>, parents?: boolean, } | { "op": "mkdir", path: string, parents?: boolean, } | { "op": "remove", path: string, recursive?: boolean, force?: boolean, } | { "op": "rename", from: string, to: string, } | { "op": "stat", path: string, } | { "op": "listDir", path: string, } | { "op": "usage" } | { "op": "info" } | { "op": "flush" } | { "op": "snapshot", label: string, } | { "op": "snapshots" } | { "op": "restore", id: number, } | { "op": "deleteSnapshot", id: number, } | { "op": "fork", newName: string, snapshotId?: number, } | { "op": "exportTar", path?: string, } | { "op": "importTar", data: Uint8Array, path?: string, } | { "op": "fsck" } | { "op": "closeSession", name: string, } | { "op": "sessionNames" } | { "op": "readText", path: string, offset?: number, limit?: number, } | { "op": "writeText", path: string, content: string, } | { "op": "editFile", path: string, oldString: string, newString: string, replaceAll?: boolean, } | { "op": "fetch", request: FetchRequest, } | { "op": "ui", request: UiRequest, } | { "op": "recording" } | { "op": "replay" } | { "op": "handoff" } | { "op": "auditLog" } | { "op": "toolDefinitions", format: string, };
 
 export type ExecResult = { stdout: Uint8Array, stderr: Uint8Array, exitCode: number, stdoutTruncated: boolean, stderrTruncated: boolean, 
 /**
@@ -146,7 +163,11 @@ guestTier: GuestTier | null,
  * terminal gives the rest to its prompt as typed ahead (chunks that come after
  * the command ended never reach the runtime, so the writer counts from here).
  */
-stdinRead?: number, };
+stdinRead?: number, 
+/**
+ * Whether the exec changed any file (names, metadata or contents).
+ */
+filesChanged: boolean, };
 
 export type DirEntry = { name: string, 
 /**
@@ -158,6 +179,28 @@ kind: 'file' | 'dir' | 'symlink', size: number,
  */
 modified: number, };
 
+export type FileStat = { 
+/**
+ * `file` or `dir` (symlinks are followed).
+ */
+kind: 'file' | 'dir', 
+/**
+ * Bytes of a file; 0 for a directory.
+ */
+size: number, 
+/**
+ * Permission bits (for example `0o644`, 420).
+ */
+mode: number, 
+/**
+ * Milliseconds since the epoch, with a fraction: the last change of the contents.
+ */
+modified: number, 
+/**
+ * Milliseconds since the epoch: when it was made.
+ */
+created: number, };
+
 export type SnapshotEntry = { id: number, label: string, 
 /**
  * Milliseconds since the epoch.
@@ -166,7 +209,7 @@ created: number, files: number, bytes: number, };
 
 export type FetchResponse = { status: number, statusText: string, headers: Array<[string, string]>, url: string, redirected: boolean, body: Uint8Array, };
 
-export type Reply = { "reply": "exec" } & ExecResult | { "reply": "done" } | { "reply": "text", text: string, } | { "reply": "bytes", data: Uint8Array, } | { "reply": "count", count: number, } | { "reply": "flag", value: boolean, } | { "reply": "names", names: Array<string>, } | { "reply": "entries", entries: Array<DirEntry>, } | { "reply": "usage", bytes: number, files: number, dirs: number, maxBytes: number, maxEntries: number, maxFileSize: number, } | { "reply": "info", name: string, storage: StorageKind, 
+export type Reply = { "reply": "exec" } & ExecResult | { "reply": "done" } | { "reply": "text", text: string, } | { "reply": "bytes", data: Uint8Array, } | { "reply": "count", count: number, } | { "reply": "flag", value: boolean, } | { "reply": "names", names: Array<string>, } | { "reply": "entries", entries: Array<DirEntry>, } | { "reply": "stat" } & FileStat | { "reply": "usage", bytes: number, files: number, dirs: number, maxBytes: number, maxEntries: number, maxFileSize: number, } | { "reply": "info", name: string, storage: StorageKind, 
 /**
  * The engine guest programs run on.
  */

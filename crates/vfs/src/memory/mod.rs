@@ -86,6 +86,7 @@ impl MemFs {
                     read_only: false,
                 }],
                 journal: Journal::default(),
+                revision: 0,
             }),
             clock,
             quota,
@@ -501,6 +502,12 @@ impl MemFs {
     /// How many bytes, files and directories the tree holds.
     pub fn usage(&self) -> Usage {
         self.lock().usage
+    }
+
+    /// A count that grows with every change to the files (names, metadata, contents):
+    /// two equal readings mean nothing changed in between. Reading a file leaves it.
+    pub fn revision(&self) -> u64 {
+        self.lock().revision
     }
 }
 

@@ -432,6 +432,7 @@ impl MemFs {
                 read_only: false,
             }],
             journal: Journal::default(),
+            revision: 0,
         };
         // Records nothing reaches are freed by the next flush.
         for ino in records.into_keys() {
@@ -448,11 +449,13 @@ impl MemFs {
     /// Replaces this filesystem's whole tree with `other`'s (a restored snapshot), so
     /// every holder of this `MemFs` sees the new files.
     pub(crate) fn replace_with(&self, other: MemFs) {
-        let other = other
+        let mut other = other
             .tree
             .into_inner()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        *self.lock() = other;
+        let mut tree = self.lock();
+        other.revision = tree.revision + 1;
+        *tree = other;
     }
 }
 

@@ -393,3 +393,31 @@ fn a_command_s_write_budget_refuses_what_does_not_fit_and_changes_nothing() {
     // Outside a command, nothing is bounded.
     fs.write(&p("/c"), &[0; 100]).unwrap();
 }
+
+#[test]
+fn the_revision_moves_with_every_change_and_not_with_reads() {
+    let (fs, _) = fs();
+    let mut last = fs.revision();
+    let mut changed = |fs: &MemFs, what: &str| {
+        let now = fs.revision();
+        assert!(now > last, "{what} left the revision at {now}");
+        last = now;
+    };
+    fs.create_dir(&p("/d")).unwrap();
+    changed(&fs, "mkdir");
+    fs.write(&p("/d/f"), b"one").unwrap();
+    changed(&fs, "create");
+    fs.write_at(&p("/d/f"), 1, b"x").unwrap();
+    changed(&fs, "write at");
+    fs.set_mode(&p("/d/f"), 0o600).unwrap();
+    changed(&fs, "chmod");
+    fs.rename(&p("/d/f"), &p("/d/g")).unwrap();
+    changed(&fs, "rename");
+    let before = fs.revision();
+    fs.read(&p("/d/g")).unwrap();
+    fs.read_dir(&p("/d")).unwrap();
+    fs.stat(&p("/d/g")).unwrap();
+    assert_eq!(fs.revision(), before, "reads changed the revision");
+    fs.remove_all(&p("/d")).unwrap();
+    changed(&fs, "rm -r");
+}

@@ -138,6 +138,9 @@ pub(super) struct Tree {
     /// Volume 0 is `/`; others are mounted on directories below it.
     pub(super) volumes: Vec<Volume>,
     pub(super) journal: Journal,
+    /// Counts changes to names, metadata and contents (persistent or not): equal counts
+    /// mean nothing changed in between.
+    pub(super) revision: u64,
 }
 
 impl Tree {
@@ -159,6 +162,7 @@ impl Tree {
             .inodes
             .get_mut(&ino)
             .expect("directory entries name live inodes");
+        self.revision += 1;
         // A nameless (unlinked but open) inode is never stored.
         if self.volumes[inode.volume].persistent && inode.links > 0 {
             self.journal.meta.insert(ino);
@@ -175,6 +179,7 @@ impl Tree {
 
     /// Records that a file's contents changed.
     pub(super) fn journal_content(&mut self, ino: u64) {
+        self.revision += 1;
         let inode = self.inode(ino);
         if self.volumes[inode.volume].persistent && inode.links > 0 {
             self.journal.content.insert(ino);
