@@ -40,8 +40,10 @@ export function chooseEncoding(accept = '') {
 
 /** Serves `root` on 127.0.0.1:`port` (0 picks a free port). Resolves to { url, close,
  * requests }: `requests` lists every answered request as { path, status, bytes,
- * encoding }, `bytes` being the body as sent (compressed), for counting page weight. */
-export function serve(root, port = 0) {
+ * encoding }, `bytes` being the body as sent (compressed), for counting page weight.
+ * `options.headers` are added to every file's answer (a Content-Security-Policy, say). */
+export function serve(root, port = 0, options = {}) {
+  const extraHeaders = options.headers ?? {};
   const base = resolve(root);
   // Compressed copies, by file, version and encoding: each is made once.
   const compressed = new Map();
@@ -82,6 +84,7 @@ export function serve(root, port = 0) {
       'cache-control': 'no-cache',
       etag,
       ...(compressible ? { vary: 'accept-encoding' } : {}),
+      ...extraHeaders,
     };
     const given = (req.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
     if (given.includes(etag) || given.includes('*')) {

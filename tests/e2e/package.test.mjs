@@ -1,6 +1,7 @@
 // The npm package as a stranger's app meets it: `npm pack` of web/, a fresh Vite app in a
 // temporary directory that installs the tarball (not the workspace), `vite build` with
-// no configuration, and the built app driven in a real browser. Its TypeScript use of
+// no configuration, and the built app driven in a real browser: the README's headless
+// example and its terminal element on one page. Its TypeScript use of
 // the public types is checked with `tsc --strict` too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,25 +51,20 @@ const APP_HTML = `<!doctype html>
 <script type="module" src="/main.ts"></script></body></html>
 `;
 
-const APP_MAIN = `import { Sandbox, SandboxError, type ExecResult } from 'sandtab';
-import 'sandtab/terminal';
-
-const out = document.getElementById('out')!;
-try {
-  const sandbox = await Sandbox.create({ storage: 'memory' });
-  const result: ExecResult = await sandbox.exec('echo packed $((6 * 7)) | tr a-z A-Z');
-  await sandbox.writeFile('/tmp/x.txt', 'kept');
-  const text = new TextDecoder().decode(await sandbox.readFile('/tmp/x.txt'));
-  out.textContent = \`\${result.stdout.trim()} \${result.exitCode} \${text}\`;
-} catch (err) {
-  out.textContent = \`failed: \${err instanceof SandboxError ? err.code : ''} \${String(err)}\`;
-}
+// The README's headless example as printed, on the page of its terminal element: the two
+// share the sandbox "default". Then what it got is shown, typed.
+const APP_MAIN = `import 'sandtab/terminal';
+${readmeExample('## Headless API', 'js')}
+import type { ExecResult } from 'sandtab';
+const shown: ExecResult = result;
+document.getElementById('out')!.textContent = \`\${JSON.stringify(shown.stdout)} \${shown.exitCode}\`;
 `;
 
 describe('npm package in a fresh Vite app', () => {
   let dir;
   let dist;
   let site;
+  let strict;
   let plain;
   let reactSite;
 
@@ -102,6 +98,9 @@ describe('npm package in a fresh Vite app', () => {
     // Beside the built app: the README's plain page, served with node_modules.
     writeFileSync(join(app, 'plain.html'), readmeExample('### A plain HTML page', 'html').replace('<title>', '<link rel="icon" href="data:,"><title>'));
     site = await serve(dist);
+    // The same app under the README's Content-Security-Policy, as printed.
+    const policy = readmeExample('## Content Security Policy', 'text').trim();
+    strict = await serve(dist, 0, { headers: { 'content-security-policy': policy } });
     plain = await serve(app);
 
     // The React app: the README's component, built with Vite's React plugin.
@@ -127,6 +126,7 @@ describe('npm package in a fresh Vite app', () => {
 
   after(async () => {
     await site?.close();
+    await strict?.close();
     await plain?.close();
     await reactSite?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -136,22 +136,31 @@ describe('npm package in a fresh Vite app', () => {
     run(join(dir, 'app/node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], join(dir, 'app'));
   });
 
+  test('the package installs its command: npx sandtab programs fetch', () => {
+    const help = run(join(dir, 'app/node_modules/.bin/sandtab'), ['--help'], join(dir, 'app'));
+    assert.match(help, /usage: sandtab programs fetch DIR/);
+  });
+
   test('the tarball holds the built package and nothing of the sources', () => {
     const files = run('tar', ['tzf', join(dir, 'packs', readdirSync(join(dir, 'packs'))[0])], dir).split('\n');
-    for (const needed of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/terminal.js', 'package/dist/worker.js', 'package/pkg/sandtab_web_bg.wasm', 'package/README.md']) {
+    for (const needed of ['package/bin/sandtab.mjs', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/terminal.js', 'package/dist/worker.js', 'package/pkg/sandtab_web_bg.wasm', 'package/README.md']) {
       assert.ok(files.includes(needed), `${needed} is in the tarball`);
     }
     assert.ok(!files.some((f) => f.startsWith('package/src/')), 'no TypeScript sources');
   });
 
   for (const name of browserNames) {
-    test(`the built app runs a sandbox and a terminal in ${name}`, async () => {
+    for (const [how, server] of [['', () => site], [' under the README\'s CSP', () => strict]]) test(`the built app runs a sandbox and a terminal${how} in ${name}`, async () => {
       const browser = await launch(name);
       try {
-        const { page, errors } = await openPage(browser, site.url);
+        const { page, errors } = await openPage(browser, server().url);
         await page.waitForFunction(() => document.getElementById('out').textContent !== 'starting', { timeout: 60_000 });
-        assert.equal(await page.$eval('#out', (el) => el.textContent), 'PACKED 42 0 kept');
+        assert.equal(await page.$eval('#out', (el) => el.textContent), '"a\\nb\\n" 0');
         await page.waitForFunction(() => document.querySelector('#term .xterm-rows')?.textContent.includes('agent@sandtab'), { timeout: 60_000 });
+        // The terminal shares the example's sandbox: it sees the file the example wrote,
+        // and goes on after the example's close().
+        const status = await page.$eval('#term', (el) => el.run('test "$(cat data.txt)" = "$(printf \'b\\na\\nc\')"'));
+        assert.equal(status, 0);
         assert.deepEqual(errors, []);
       } finally {
         await browser.close();
