@@ -17,6 +17,8 @@ import { promptCount, waitForScreen } from '../tests/e2e/screen.mjs';
 
 const MB = 1e6;
 const FIRST_PROMPT_GOAL = 2.5 * MB;
+/** The first `echo` after the prompt shows, while the programs still download (issue 23). */
+const FIRST_ECHO_GOAL_MS = 100;
 const RUNTIME_BROTLI_GOAL = 2 * MB;
 /** Quiet this long (no new request) means the page asks for nothing more. */
 const SETTLED_MS = 3000;
@@ -46,8 +48,14 @@ async function visit(page, server, load) {
   await load();
   await waitForScreen(page, (rows) => promptCount(rows) >= 1, 'the first prompt', 120_000);
   const beforePrompt = server.requests.slice(from);
+  // At once, while the programs still download: what a person typing first would wait.
+  const firstEcho = await page.evaluate(async () => {
+    const start = performance.now();
+    await window.sandtab.sandbox.exec('echo first');
+    return performance.now() - start;
+  });
   await settle(server);
-  return { beforePrompt, settled: server.requests.slice(from) };
+  return { beforePrompt, settled: server.requests.slice(from), firstEcho };
 }
 
 function line(label, requests) {
@@ -70,6 +78,8 @@ export async function weightBench(server, root, browsers) {
       console.log(line('before the first prompt', first.beforePrompt));
       console.log(line('first visit, settled', first.settled));
       console.log(line('reload, settled', reload.settled));
+      console.log(`  first echo after the prompt: ${first.firstEcho.toFixed(1)} ms (after a reload: ${reload.firstEcho.toFixed(1)} ms)`);
+      if (first.firstEcho > FIRST_ECHO_GOAL_MS) missed.push(`${name}: the first echo took ${first.firstEcho.toFixed(0)} ms > ${FIRST_ECHO_GOAL_MS} ms`);
       const largest = [...first.beforePrompt].sort((a, b) => b.bytes - a.bytes).slice(0, 4);
       console.log(`  largest before the prompt: ${largest.map((r) => `${r.path} ${mb(r.bytes)}${r.encoding ? ` (${r.encoding})` : ''}`).join(', ')}`);
       const full = new Map();
@@ -90,6 +100,6 @@ export async function weightBench(server, root, browsers) {
   const gzip = gzipSync(runtime, { level: 9 }).length;
   console.log(`\nruntime wasm: ${mb(runtime.length)}, ${mb(gzip)} gzip -9, ${mb(brotli)} brotli 11`);
   if (brotli > RUNTIME_BROTLI_GOAL) missed.push(`runtime ${mb(brotli)} brotli > ${mb(RUNTIME_BROTLI_GOAL)}`);
-  console.log(`  goals: first prompt <= ${mb(FIRST_PROMPT_GOAL)}, nothing fetched twice, runtime <= ${mb(RUNTIME_BROTLI_GOAL)} brotli`);
+  console.log(`  goals: first prompt <= ${mb(FIRST_PROMPT_GOAL)}, first echo <= ${FIRST_ECHO_GOAL_MS} ms, nothing fetched twice, runtime <= ${mb(RUNTIME_BROTLI_GOAL)} brotli`);
   if (missed.length) console.log(`goals missed: ${missed.join('; ')}`);
 }

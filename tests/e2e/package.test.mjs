@@ -60,6 +60,23 @@ const shown: ExecResult = result;
 document.getElementById('out')!.textContent = \`\${JSON.stringify(shown.stdout)} \${shown.exitCode}\`;
 `;
 
+// <sandtab-terminal> as React 19 TSX and a Vue component type see it, through the
+// package's `sandtab/react` and `sandtab/vue` typings: good props pass, a bad one fails.
+const TYPED_TSX = `import type {} from 'sandtab/react';
+import type { Sandbox } from 'sandtab';
+declare const box: Sandbox;
+export const ok = <sandtab-terminal name="work" theme="light" storage="opfs" sandbox={box} style={{ height: '20em' }} />;
+// @ts-expect-error: there is no blue theme
+export const bad = <sandtab-terminal theme="blue" />;
+`;
+const TYPED_VUE = `import type {} from 'sandtab/vue';
+import type { GlobalComponents } from 'vue';
+type Props = InstanceType<GlobalComponents['sandtab-terminal']>['$props'];
+export const ok: Props = { name: 'work', theme: 'light', storage: 'memory' };
+// @ts-expect-error: storage is one of three kinds
+export const bad: Props = { storage: 'floppy' };
+`;
+
 describe('npm package in a fresh Vite app', () => {
   let dir;
   let dist;
@@ -87,10 +104,21 @@ describe('npm package in a fresh Vite app', () => {
         include: ['main.ts'],
       }),
     );
-    // The same Vite and TypeScript as the workspace pins (from npm's cache when it has them).
+    writeFileSync(join(app, 'typed.tsx'), TYPED_TSX);
+    writeFileSync(join(app, 'typed-vue.ts'), TYPED_VUE);
+    writeFileSync(
+      join(app, 'tsconfig.types.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], jsx: 'react-jsx', strict: true, noEmit: true, skipLibCheck: false },
+        include: ['typed.tsx', 'typed-vue.ts'],
+      }),
+    );
+    // The same Vite and TypeScript as the workspace pins (from npm's cache when it has
+    // them), and React's and Vue's types for the element's typings.
+    const pins = rootPackage.devDependencies;
     run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', join(packs, tarball), `vite@${rootPackage.devDependencies.vite}`, `typescript@${rootPackage.devDependencies.typescript}`],
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', join(packs, tarball), `vite@${pins.vite}`, `typescript@${pins.typescript}`, `@types/react@${pins['@types/react']}`, `vue@${pins.vue}`],
       app,
     );
     run(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], app);
@@ -134,6 +162,10 @@ describe('npm package in a fresh Vite app', () => {
 
   test('the app type-checks against the published types with tsc --strict', () => {
     run(join(dir, 'app/node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], join(dir, 'app'));
+  });
+
+  test('the element is typed for React TSX and Vue (sandtab/react, sandtab/vue)', () => {
+    run(join(dir, 'app/node_modules/.bin/tsc'), ['-p', 'tsconfig.types.json'], join(dir, 'app'));
   });
 
   test('the package installs its command: npx sandtab programs fetch', () => {
