@@ -125,10 +125,6 @@ async function openProject(project: Project): Promise<void> {
     if (detail?.saveError) status(`Not saved [${detail.saveError.code}]: ${detail.saveError.message}`, true);
     void refresh();
   });
-  // For tests and the console: the page's sandbox and the API, set before the terminal
-  // can show its prompt (a test that waits for the prompt then uses it).
-  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project, PROTOCOL_VERSION };
-  document.getElementById('terminal-panel')!.append(terminal);
   const conversation = await loadConversation(project.id);
   await remembered('which project is open', setActiveProject(project.id));
   await renderProjects(project.id);
@@ -137,6 +133,10 @@ async function openProject(project: Project): Promise<void> {
   chat.status(settings.model ? `Model: ${settings.model} at ${settings.endpoint}` : 'Set a model endpoint in Settings to talk to the agent.');
   // Only now does the project take prompts: nothing above may overwrite what a send says.
   current = { project, sandbox, terminal, conversation };
+  // For tests and the console: the page's sandbox and the API, once the project is open,
+  // and before the terminal can show its prompt (tests wait for it, then use this).
+  (window as unknown as { sandtab: unknown }).sandtab = { sandbox, Sandbox, project, PROTOCOL_VERSION };
+  document.getElementById('terminal-panel')!.append(terminal);
   showRunScripts();
   editor.projectChanged();
   preview.projectChanged();
