@@ -1,5 +1,6 @@
 // sandtab: a sandbox for AI agents that lives in a browser tab.
-export { Sandbox, SandboxError } from './sandbox.js';
+export { Sandbox } from './sandbox.js';
+export { SandboxError } from './errors.js';
 export type { SandboxChangeEvent } from './sandbox.js';
 export { PROTOCOL_VERSION } from './protocol.js';
 export type { Op, Reply } from './protocol.js';

@@ -2,20 +2,23 @@
 // The page-side handle of a sandbox. The runtime itself lives in a dedicated Web Worker,
 // so the page stays responsive while commands run, and `terminate()` can always stop it.
 
-import { NetBroker, type NetRequest } from './net-broker.js';
-import { sandboxHost, type NetDoor, type UiDoor } from './host.js';
-import { UiFrame, type UiAction } from './ui-frame.js';
-import { PROTOCOL_VERSION, type ExecRequest, type FromWorker, type Op, type Reply, type ReplyOf, type ToWorker } from './protocol.js';
+import { sandboxHost } from './host.js';
+import { PROTOCOL_VERSION, type FromWorker, type Op, type Reply, type ReplyOf, type ToWorker } from './protocol.js';
+import { SandboxError, CRASHED, aborted } from './errors.js';
+import { compiledRuntimes, engineModules, keepEngineModule } from './compiled-modules.js';
+import { openInPage, pageKey, asksOnlyNameAndStorage } from './page-shares.js';
+import { PageDoors, withoutSecrets } from './page-doors.js';
+import { StdinPump } from './stdin-pump.js';
+import { spawnProcess } from './process.js';
+import { execRequest, execResult, outputListener, type OutputListener } from './exec-io.js';
+import { deleteStored, requestPersistence, storageEstimate } from './stored.js';
 import type {
-  CapabilityDocument,
-  ToolHandler,
   ProgressEvent,
   DirEntry,
   ExecOptions,
   FileChange,
   FileStat,
   ReplayReport,
-  SandboxErrorCode,
   SandboxProcess,
   SpawnOptions,
   SandboxHandoff,
@@ -31,25 +34,8 @@ import type {
   WorkerOptions,
 } from './types.js';
 
-/** Thrown for requests the sandbox could not carry out (bad options, missing file, a
- * full disk, a dead worker). A command that fails is not an error: see
- * `ExecResult.exitCode`. */
-export class SandboxError extends Error {
-  override name = 'SandboxError';
-  /** The errno name when the filesystem refused (`ENOENT`, `EDQUOT`, `EROFS`,
-   * `EUCLEAN` for corrupt stored data, `ENOTSUP` for data of an unknown format,
-   * `EBUSY` for a sandbox open in another tab); for a refused or failed tool call the
-   * capability code (`CAP_DENIED`, `CAP_BAD_ARGS`, `CAP_CONSTRAINT`, `CAP_MAX_CALLS`,
-   * `CAP_RATE_LIMIT`, `CAP_TOOL_FAILED`); `SANDBOX_CRASHED` when the runtime panicked
-   * or its worker failed: that call, every pending one and every later one fail with
-   * it, and the worker is gone (create the sandbox again: the saved files are there). */
-  readonly code: SandboxErrorCode | undefined;
-
-  constructor(message: string, code?: SandboxErrorCode | (string & {})) {
-    super(message);
-    this.code = code as SandboxErrorCode | undefined;
-  }
-}
+export { SandboxError } from './errors.js';
+export type { StdinSource } from './stdin-pump.js';
 
 /** Fired on a `Sandbox` (`change`) after an exec or a file operation changed files. */
 export type SandboxChangeEvent = CustomEvent<FileChange>;
@@ -57,57 +43,12 @@ export type SandboxChangeEvent = CustomEvent<FileChange>;
 interface Pending {
   resolve: (value: Reply) => void;
   reject: (err: Error) => void;
-  onOutput?: (stream: 'stdout' | 'stderr', data: Uint8Array) => void;
-}
-
-/** Sandboxes this page has open or is opening, by name (those kept in memory are each
- * their own, and in Node a name is per directory: neither is shared). */
-const openInPage = new Map<string, Promise<Sandbox>>();
-
-function pageKey(options: SandboxOptions): string | null {
-  if (sandboxHost || options.storage === 'memory') return null;
-  return options.name ?? 'default';
-}
-
-/** Whether `options` asks for nothing but a name and where it is kept. */
-function asksOnlyNameAndStorage(options: SandboxOptions): boolean {
-  return Object.entries(options).every(([key, value]) => value === undefined || key === 'name' || key === 'storage');
+  onOutput?: OutputListener;
 }
 
 /** A string as UTF-8 bytes; bytes as they are. */
 function bytes(data: Uint8Array | string): Uint8Array {
   return typeof data === 'string' ? new TextEncoder().encode(data) : data;
-}
-
-/** The error of an exec whose signal was aborted before it was sent. */
-function aborted(): SandboxError {
-  return new SandboxError('the exec was aborted (its AbortSignal) before it started', 'ECANCELED');
-}
-
-/** Decodes whole outputs (a streaming decoder is made per listening exec). */
-const UTF8 = new TextDecoder();
-
-/** `SandboxError.code` of a sandbox whose runtime crashed (a panic, a trap, a failed
- * worker). */
-const CRASHED = 'SANDBOX_CRASHED';
-
-/** The runtime compiled by this page's first worker, by worker script URL: later
- * workers instantiate it instead of compiling the module again. */
-const compiledRuntimes = new Map<string, WebAssembly.Module>();
-
-/** Guest modules compiled for the engine tier by this page's workers, by module hash and
- * limits: a new sandbox (another project, a reopened one) runs CPython without compiling
- * it again. Kept to the last few. */
-const engineModules = new Map<string, WebAssembly.Module>();
-const ENGINE_MODULES_KEPT = 8;
-
-function keepEngineModule(key: string, module: WebAssembly.Module): void {
-  engineModules.delete(key);
-  engineModules.set(key, module);
-  for (const oldest of engineModules.keys()) {
-    if (engineModules.size <= ENGINE_MODULES_KEPT) break;
-    engineModules.delete(oldest);
-  }
 }
 
 export class Sandbox extends EventTarget {
@@ -125,24 +66,15 @@ export class Sandbox extends EventTarget {
   #holders = 1;
 
   readonly #onProgress?: (event: ProgressEvent) => void;
-  readonly #hostCall?: (name: string, argsJson: string) => Promise<string>;
-  readonly #tools: Record<string, ToolHandler>;
-  readonly #net: NetDoor;
-  readonly #ui: UiDoor;
+  readonly #doors: PageDoors;
 
   private constructor(worker: Worker, options: SandboxOptions, secrets: Map<string, string>[]) {
     super();
     this.#worker = worker;
     this.#onProgress = options.onProgress;
-    this.#hostCall = options.hostCall;
-    this.#tools = options.tools ?? {};
-    this.#net = sandboxHost?.net(secrets) ?? new NetBroker(secrets);
-    const place = options.ui;
-    const scripts = options.uiScripts;
-    this.#ui = sandboxHost?.ui() ?? new UiFrame(
-      () => (typeof place === 'function' ? place() : (place ?? null)),
-      () => (typeof scripts === 'function' ? scripts() : scripts === true),
-    );
+    this.#doors = new PageDoors(options, secrets, (answer, transfer = []) => {
+      if (this.#dead === null) this.#worker.postMessage(answer, transfer);
+    });
   }
 
   /** Starts a runtime worker and opens the sandbox `options.name` in it: from
@@ -255,32 +187,11 @@ export class Sandbox extends EventTarget {
    * aliases, `set` options) carries over from one to the next. Rejects with a
    * `SandboxError` for bad options. */
   async exec(script: string, options: ExecOptions = {}): Promise<ExecResult> {
-    // Output is streamed only to a caller that listens: otherwise it comes whole with the
-    // result, one message instead of one per chunk.
-    const listens = options.onOutput !== undefined || options.onStdout !== undefined || options.onStderr !== undefined;
-    let onOutput: Pending['onOutput'];
-    if (listens) {
-      const decoders = { stdout: new TextDecoder(), stderr: new TextDecoder() };
-      onOutput = (stream: 'stdout' | 'stderr', data: Uint8Array) => {
-        options.onOutput?.(stream, data);
-        const handler = stream === 'stdout' ? options.onStdout : options.onStderr;
-        if (handler) handler(decoders[stream].decode(data, { stream: true }));
-      };
-    }
-    const { guestLimits, session, fresh, maxOutputBytes, stdin, tty, env, cwd, timeoutMs, signal } = options;
-    if (signal?.aborted) throw aborted();
-    const request: ExecRequest = { script };
-    if (env !== undefined) request.env = env;
-    if (cwd !== undefined) request.cwd = cwd;
-    if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
-    if (guestLimits !== undefined) request.guestLimits = guestLimits;
-    if (session !== undefined) request.session = session;
-    if (fresh !== undefined) request.fresh = fresh;
-    if (maxOutputBytes !== undefined) request.maxOutputBytes = maxOutputBytes;
+    if (options.signal?.aborted) throw aborted();
+    const request = execRequest(script, options);
+    const { stdin } = options;
     let pump: StdinPump | undefined;
-    if (typeof stdin === 'string') request.stdin = new TextEncoder().encode(stdin);
-    else if (stdin instanceof Uint8Array) request.stdin = stdin;
-    else if (stdin !== undefined && stdin !== null) {
+    if (stdin !== undefined && stdin !== null && typeof stdin !== 'string' && !(stdin instanceof Uint8Array)) {
       const stream = this.#nextStdin++;
       request.stdinStream = stream;
       pump = new StdinPump(stream, stdin, (message) => {
@@ -288,10 +199,9 @@ export class Sandbox extends EventTarget {
       });
       this.#stdinPumps.set(stream, pump);
     }
-    if (tty === true) request.tty = true;
     let raw: ReplyOf<'exec'>;
     try {
-      const running = this.#run({ op: 'exec', ...request }, 'exec', onOutput, signal);
+      const running = this.#run({ op: 'exec', ...request }, 'exec', outputListener(options), options.signal);
       pump?.start();
       raw = await running;
     } finally {
@@ -299,23 +209,8 @@ export class Sandbox extends EventTarget {
       if (pump) this.#stdinPumps.delete(pump.stream);
     }
     if (pump?.error) throw pump.error;
-    const text = (bytes: Uint8Array, note: string | null) => (bytes.length === 0 ? '' : UTF8.decode(bytes)) + (note ?? '');
     if (raw.filesChanged) this.#changed('exec');
-    return {
-      stdout: text(raw.stdout, raw.stdoutNote),
-      stderr: text(raw.stderr, raw.stderrNote),
-      exitCode: raw.exitCode,
-      stdoutBytes: raw.stdout,
-      stderrBytes: raw.stderr,
-      stdoutTruncated: raw.stdoutTruncated,
-      stderrTruncated: raw.stderrTruncated,
-      stdoutTotal: raw.stdoutTotal,
-      stderrTotal: raw.stderrTotal,
-      saveError: raw.saveError,
-      guestTier: raw.guestTier,
-      stdinRead: raw.stdinRead ?? null,
-      filesChanged: raw.filesChanged,
-    };
+    return execResult(raw);
   }
 
   /** Starts a script as a process with streams (as WebContainer's `spawn`): its
@@ -325,40 +220,7 @@ export class Sandbox extends EventTarget {
    * last stage of a pipeline, so its `cd` and variables do not stay in the session.
    * A sandbox that records refuses it (it takes stdin only whole). */
   spawn(script: string, options: SpawnOptions = {}): SandboxProcess {
-    const kill = new AbortController();
-    const given = options.signal;
-    const signal = given ? AbortSignal.any([given, kill.signal]) : kill.signal;
-    let stdoutSink!: ReadableStreamDefaultController<Uint8Array>;
-    let stderrSink!: ReadableStreamDefaultController<Uint8Array>;
-    const stdout = new ReadableStream<Uint8Array>({ start: (c) => void (stdoutSink = c) });
-    const stderr = new ReadableStream<Uint8Array>({ start: (c) => void (stderrSink = c) });
-    const input = new TransformStream<Uint8Array | string, Uint8Array | string>();
-    const result = this.exec(script, {
-      ...options,
-      signal,
-      stdin: input.readable,
-      onOutput: (stream, bytes) => (stream === 'stdout' ? stdoutSink : stderrSink).enqueue(bytes),
-    });
-    const end = (err?: unknown) => {
-      for (const sink of [stdoutSink, stderrSink]) {
-        try {
-          if (err === undefined) sink.close();
-          else sink.error(err);
-        } catch {
-          // Already closed or cancelled by its reader.
-        }
-      }
-    };
-    // When it ends, writes to its stdin reject (exec stops reading the stream).
-    result.then(() => end(), end);
-    return {
-      stdout,
-      stderr,
-      stdin: input.writable,
-      result,
-      exit: result.then((done) => done.exitCode),
-      kill: () => kill.abort(),
-    };
+    return spawnProcess((text, execOptions) => this.exec(text, execOptions), script, options);
   }
 
   /** Calls tool `name` with `args` as an agent's model would: sandtab's own tools
@@ -496,7 +358,7 @@ export class Sandbox extends EventTarget {
    * wait with no event. Files and the session survive; the sandbox stays usable. */
   cancel(): void {
     if (this.#dead === null) this.#worker.postMessage({ type: 'cancel' } satisfies ToWorker);
-    this.#ui.stopWaiting();
+    this.#doors.stopWaiting();
   }
 
   /** As Ctrl-C in a terminal. A program waiting for typed input on a `tty` exec's
@@ -505,7 +367,7 @@ export class Sandbox extends EventTarget {
    * Anything else (a program computing, a shell command) is cancelled as by `cancel()`. */
   interrupt(): void {
     if (this.#dead === null) this.#worker.postMessage({ type: 'interrupt' } satisfies ToWorker);
-    this.#ui.stopWaiting();
+    this.#doors.stopWaiting();
   }
 
   /** The entries of a directory, sorted by name (answered even while a command runs). */
@@ -618,7 +480,6 @@ export class Sandbox extends EventTarget {
     this.dispatchEvent(new CustomEvent<FileChange>('change', { detail: { cause, paths } }));
   }
 
-  /** Which sandbox this is and where its files are kept. */
   /** The sandbox's name, where its files are kept, and the engine its guest programs
    * run on (`engine`: the browser's own, metered; `interpreter`: wasmi). */
   async info(): Promise<{ name: string; storage: StorageKind; guestTier: GuestTier }> {
@@ -707,58 +568,18 @@ export class Sandbox extends EventTarget {
    * with `EBUSY` while a tab has it open (a sandbox this page just terminated is waited
    * for, up to 3 s). */
   static async deleteStored(name: string): Promise<void> {
-    const locks = (globalThis.navigator as Navigator & { locks?: LockManager }).locks;
-    const run = async () => {
-      await new Promise<void>((resolve, reject) => {
-        const request = indexedDB.deleteDatabase(`sandtab:${name}`);
-        request.onsuccess = () => resolve();
-        request.onerror = () => reject(new SandboxError(`could not delete sandbox "${name}": ${request.error?.message}`));
-        request.onblocked = () => reject(new SandboxError(`sandbox "${name}" is still open`, 'EBUSY'));
-      });
-      // An OPFS sandbox's log lives in the origin's private file system: sandtab/NAME.
-      const storage = globalThis.navigator?.storage;
-      if (typeof storage?.getDirectory !== 'function') return;
-      // A worker just terminated may still hold its log's access handle for a moment
-      // after its lock has gone (Chromium, on a busy machine): try again for up to 3 s.
-      for (let deadline = Date.now() + 3_000; ; ) {
-        try {
-          const parent = await (await storage.getDirectory()).getDirectoryHandle('sandtab');
-          await parent.removeEntry(name, { recursive: true });
-          return;
-        } catch (err) {
-          const kind = (err as DOMException)?.name;
-          if (kind === 'NotFoundError') return;
-          if (kind === 'NoModificationAllowedError' && Date.now() < deadline) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            continue;
-          }
-          throw new SandboxError(`could not delete the OPFS files of sandbox "${name}": ${(err as Error).message}`);
-        }
-      }
-    };
-    if (!locks) return run();
-    // A sandbox this page just terminated lets its lock go a moment later: wait briefly.
-    try {
-      await locks.request(`sandtab:${name}`, { signal: AbortSignal.timeout(3_000) }, run);
-    } catch (err) {
-      if ((err as DOMException)?.name === 'TimeoutError' || (err as DOMException)?.name === 'AbortError') {
-        throw new SandboxError(`sandbox "${name}" is open in a tab; close it first`, 'EBUSY');
-      }
-      throw err;
-    }
+    return deleteStored(name);
   }
-
 
   /** Asks the browser to keep this origin's storage under pressure (`navigator.storage
    * .persist()`); resolves to whether it agreed. */
   static async requestPersistence(): Promise<boolean> {
-    return (await globalThis.navigator.storage?.persist?.()) ?? false;
+    return requestPersistence();
   }
 
   /** The browser's storage use and quota for this origin, in bytes. */
   static async storageEstimate(): Promise<{ usage: number; quota: number } | null> {
-    const estimate = await globalThis.navigator.storage?.estimate?.();
-    return estimate ? { usage: estimate.usage ?? 0, quota: estimate.quota ?? 0 } : null;
+    return storageEstimate();
   }
 
   /** Stops the worker at once, whatever it is doing, for every share of it. The sandbox
@@ -794,7 +615,7 @@ export class Sandbox extends EventTarget {
   async #run<K extends Reply['reply']>(
     op: Op,
     kind: K,
-    onOutput?: Pending['onOutput'],
+    onOutput?: OutputListener,
     signal?: AbortSignal,
   ): Promise<ReplyOf<K>> {
     if (this.#dead) throw this.#dead;
@@ -834,15 +655,15 @@ export class Sandbox extends EventTarget {
       return;
     }
     if (reply.type === 'hostCall') {
-      void this.#answerHostCall(reply.callId, reply.name, reply.args);
+      void this.#doors.answerHostCall(reply.callId, reply.name, reply.args);
       return;
     }
     if (reply.type === 'netFetch') {
-      void this.#answerNetFetch(reply.callId, reply.request);
+      void this.#doors.answerNetFetch(reply.callId, reply.request);
       return;
     }
     if (reply.type === 'ui') {
-      void this.#answerUi(reply.callId, reply.action);
+      void this.#doors.answerUi(reply.callId, reply.action);
       return;
     }
     const pending = this.#pending.get(reply.id);
@@ -862,70 +683,6 @@ export class Sandbox extends EventTarget {
     }
   }
 
-  async #answerNetFetch(callId: number, request: NetRequest): Promise<void> {
-    let answer: ToWorker;
-    try {
-      const value = await this.#net.fetch(request);
-      answer = { type: 'netFetchResult', callId, value };
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      answer = {
-        type: 'netFetchResult',
-        callId,
-        error: {
-          code: typeof code === 'string' && code.startsWith('CAP_') ? code : 'CAP_NET_FAILED',
-          message: err instanceof Error ? err.message : String(err),
-        },
-      };
-    }
-    if (this.#dead !== null) return;
-    const transfer = answer.type === 'netFetchResult' && answer.value ? [answer.value.body.buffer as ArrayBuffer] : [];
-    this.#worker.postMessage(answer, transfer);
-  }
-
-  async #answerUi(callId: number, action: UiAction): Promise<void> {
-    let answer: ToWorker;
-    try {
-      answer = { type: 'uiResult', callId, value: await this.#ui.run(action) };
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      answer = {
-        type: 'uiResult',
-        callId,
-        error: {
-          code: typeof code === 'string' && code.startsWith('CAP_') ? code : 'CAP_TOOL_FAILED',
-          message: err instanceof Error ? err.message : String(err),
-        },
-      };
-    }
-    if (this.#dead === null) this.#worker.postMessage(answer);
-  }
-
-  /** Runs the handler of a granted tool: the runtime has checked the call. */
-  async #runTool(name: string, args: string): Promise<string> {
-    const handler = Object.hasOwn(this.#tools, name) ? this.#tools[name] : undefined;
-    if (handler) {
-      const value = await handler(JSON.parse(args) as Record<string, unknown>);
-      const json = JSON.stringify(value === undefined ? null : value);
-      if (json === undefined) throw new Error('the handler answered a value that is not JSON');
-      return json;
-    }
-    if (this.#hostCall) return this.#hostCall(name, args);
-    throw new Error(`the page has no handler for \`${name}\``);
-  }
-
-  async #answerHostCall(callId: number, name: string, args: string): Promise<void> {
-    let answer: ToWorker;
-    try {
-      const value = await this.#runTool(name, args);
-      if (typeof value !== 'string') throw new Error('hostCall must resolve to a JSON string');
-      answer = { type: 'hostCallResult', callId, value };
-    } catch (err) {
-      answer = { type: 'hostCallResult', callId, error: err instanceof Error ? err.message : String(err) };
-    }
-    if (this.#dead === null) this.#worker.postMessage(answer);
-  }
-
   /** The runtime is broken: no call may reach it again. Terminating the worker (if it
    * has not ended itself) releases the sandbox's Web Lock, so it can be opened again. */
   #crash(message: string): void {
@@ -943,95 +700,8 @@ export class Sandbox extends EventTarget {
     if (this.#dead !== null) return;
     this.#dead = err;
     this.#leavePage();
-    this.#net.dispose();
-    this.#ui.close();
+    this.#doors.close();
     for (const pending of this.#pending.values()) pending.reject(err);
     this.#pending.clear();
-  }
-}
-
-/** The document as the runtime gets it: injected header values replaced by `null`
- * (the page injects them itself, so the runtime never holds a secret), and the values
- * kept aside, by grant. */
-function withoutSecrets(doc: CapabilityDocument | undefined): {
-  document: CapabilityDocument | undefined;
-  secrets: Map<string, string>[];
-} {
-  const secrets: Map<string, string>[] = [];
-  if (doc === undefined || doc === null || typeof doc !== 'object') return { document: doc, secrets };
-  const allow = doc.network?.allow;
-  if (!Array.isArray(allow)) return { document: doc, secrets };
-  const stripped = allow.map((grant) => {
-    const kept = new Map<string, string>();
-    secrets.push(kept);
-    if (!grant || typeof grant !== 'object' || !grant.headers || typeof grant.headers !== 'object') return grant;
-    const headers: Record<string, string | null> = {};
-    for (const [name, value] of Object.entries(grant.headers)) {
-      if (typeof value === 'string') kept.set(name.toLowerCase(), value);
-      headers[name] = typeof value === 'string' ? null : (value as null);
-    }
-    return { ...grant, headers };
-  });
-  return { document: { ...doc, network: { ...doc.network, allow: stripped as never } }, secrets };
-}
-
-/** A source of an exec's standard input that is written while it runs. */
-export type StdinSource = ReadableStream<Uint8Array | string> | AsyncIterable<Uint8Array | string>;
-
-/** Reads an exec's stdin source and sends it to the worker, beside the exec's queue;
- * stops (cancelling the source) when the exec ends. */
-class StdinPump {
-  error: SandboxError | undefined;
-  #stopped = false;
-  #reader: ReadableStreamDefaultReader<Uint8Array | string> | undefined;
-  readonly #encoder = new TextEncoder();
-
-  constructor(
-    readonly stream: number,
-    private readonly source: StdinSource,
-    private readonly send: (message: ToWorker) => void,
-  ) {}
-
-  start(): void {
-    void this.#pump().catch((err: unknown) => {
-      if (!this.#stopped) this.fail(new SandboxError(`stdin: reading the source failed: ${err instanceof Error ? err.message : String(err)}`, 'EIO'));
-    });
-  }
-
-  async #pump(): Promise<void> {
-    const chunks = this.#chunks();
-    for await (const chunk of chunks) {
-      if (this.#stopped) return;
-      const data = typeof chunk === 'string' ? this.#encoder.encode(chunk) : chunk;
-      if (!(data instanceof Uint8Array)) throw new TypeError('stdin chunks must be strings or Uint8Array');
-      if (data.length > 0) this.send({ type: 'stdin', stream: this.stream, data });
-    }
-    if (!this.#stopped) this.send({ type: 'stdin', stream: this.stream, end: true });
-  }
-
-  async *#chunks(): AsyncGenerator<Uint8Array | string> {
-    if (typeof ReadableStream !== 'undefined' && this.source instanceof ReadableStream) {
-      this.#reader = this.source.getReader();
-      for (;;) {
-        const { done, value } = await this.#reader.read();
-        if (done) return;
-        yield value;
-      }
-    }
-    yield* this.source as AsyncIterable<Uint8Array | string>;
-  }
-
-  /** Stops reading, ends the stream (so a command waiting for input goes on), and
-   * keeps `error` for the exec to reject with once it has ended. */
-  fail(error: SandboxError): void {
-    if (!this.#stopped) this.send({ type: 'stdin', stream: this.stream, end: true });
-    this.error ??= error;
-    this.stop();
-  }
-
-  stop(): void {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    void this.#reader?.cancel().catch(() => {});
   }
 }

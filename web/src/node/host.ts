@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker as ThreadWorker } from 'node:worker_threads';
-import { SandboxError } from '../sandbox.js';
+import { SandboxError } from '../errors.js';
 import type { SandboxHost, UiDoor } from '../host.js';
 import type { FromWorker, ToWorker } from '../protocol.js';
 import type { SandboxOptions } from '../types.js';
