@@ -41,14 +41,18 @@ export function chooseEncoding(accept = '') {
 /** Serves `root` on 127.0.0.1:`port` (0 picks a free port). Resolves to { url, close,
  * requests }: `requests` lists every answered request as { path, status, bytes,
  * encoding }, `bytes` being the body as sent (compressed), for counting page weight.
- * `options.headers` are added to every file's answer (a Content-Security-Policy, say). */
+ * `options.headers` are added to every file's answer (a Content-Security-Policy, say).
+ * `options.hold(path)` may return a promise: that file's answer waits for it (a test
+ * makes a download slow). */
 export function serve(root, port = 0, options = {}) {
   const extraHeaders = options.headers ?? {};
+  const hold = options.hold ?? (() => undefined);
   const base = resolve(root);
   // Compressed copies, by file, version and encoding: each is made once.
   const compressed = new Map();
   const requests = [];
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
+    await hold(new URL(req.url ?? '/', 'http://x').pathname);
     let sent = 0;
     let sentEncoding = null;
     const write = res.write.bind(res);

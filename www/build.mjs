@@ -27,18 +27,30 @@ const common = {
   bundle: true,
   format: 'esm',
   target: 'es2022',
+  minify: true,
+  // Maps carry the sources themselves (esbuild's default), so they point at no file that
+  // is not shipped.
   sourcemap: true,
   logLevel: 'warning',
   // wasm-bindgen's import object names a snippet module once per `import * as importN`
   // of it; every such namespace is the same object, so the repeated keys are harmless.
   logOverride: { 'duplicate-object-key': 'silent' },
 };
-await build({
+// The page's code: what loads only when used (the editor's CodeMirror) is a chunk of its
+// own, fetched by a dynamic import.
+const page = await build({
   ...common,
   entryPoints: [here('./src/main.ts')],
-  outfile: `${dist}main.js`,
+  outdir: dist,
+  splitting: true,
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  metafile: true,
   define: { __GUEST_HASHES__: JSON.stringify(hashes) },
 });
+const chunks = Object.keys(page.metafile.outputs)
+  .filter((file) => file.endsWith('.js') && file.includes('/chunks/'))
+  .map((file) => file.slice(file.indexOf('chunks/')));
 await build({ ...common, entryPoints: [here('../web/dist/worker.js')], outfile: `${dist}worker.js` });
 copyFileSync(here('../web/pkg/sandtab_web_bg.wasm'), `${dist}sandtab_web_bg.wasm`);
 for (const file of ['index.html', 'style.css']) copyFileSync(here(`./${file}`), `${dist}${file}`);
@@ -46,7 +58,7 @@ for (const file of ['index.html', 'style.css']) copyFileSync(here(`./${file}`), 
 // The service worker keeps these for offline use (the guest programs are kept by the
 // package itself, in Cache Storage, when first installed). Its cache is named after a
 // hash of them, so a new build replaces the old copies.
-const kept = ['./', 'index.html', 'main.js', 'style.css', 'worker.js', 'sandtab_web_bg.wasm'];
+const kept = ['./', 'index.html', 'main.js', 'style.css', 'worker.js', 'sandtab_web_bg.wasm', ...chunks];
 const buildId = createHash('sha256');
 for (const file of kept.slice(1)) buildId.update(readFileSync(`${dist}${file}`));
 const worker = readFileSync(here('./sw.js'), 'utf8')

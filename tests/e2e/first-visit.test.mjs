@@ -1,6 +1,7 @@
 // A new visitor and a returning one, counted by the demo's server: on a fresh profile
 // nothing is fetched whole twice (the service worker's copies revalidate), bodies come
-// compressed, and a reload transfers no body at all (every file answers 304).
+// compressed, a reload transfers no body at all (every file answers 304), and the editor's
+// code waits until the editor opens.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve } from '../../scripts/serve.mjs';
@@ -61,6 +62,17 @@ for (const name of browserNames) {
       const reload = server.requests.slice(from);
       assert.ok(reload.length > 0, 'the reload asked the server for nothing');
       assert.deepEqual(reload.filter((r) => r.status !== 304), [], JSON.stringify(reload));
+      assert.deepEqual(errors, []);
+    });
+
+    test('the editor (CodeMirror) is loaded by the page only when it opens', async () => {
+      // What the page itself loaded (the service worker's own fetches are not in it).
+      const loaded = () => page.evaluate(() => performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname));
+      const editorChunk = (paths) => paths.filter((path) => /^\/chunks\/code-editor-.*\.js$/.test(path));
+      assert.deepEqual(editorChunk(await loaded()), [], 'the editor loaded before it was opened');
+      await page.click('#tab-editor');
+      await page.waitForSelector('#editor-panel .cm-editor', { timeout: 30_000 });
+      assert.equal(editorChunk(await loaded()).length, 1);
       assert.deepEqual(errors, []);
     });
   });

@@ -15,12 +15,15 @@ const HELLO = readFileSync(new URL('../../target/guests/c/hello.wasm', import.me
 const UPPER = readFileSync(new URL('../../target/guests/c/stdin_upper.wasm', import.meta.url));
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-/** Serves /held.wasm once `release()` is called; /versioned.wasm as `versioned.body`
+/** Serves /held.wasm once `release()` is called; half of /trickle.wasm at once and the
+ * rest once `releaseTrickle()` is called; /versioned.wasm as `versioned.body`
  * with ETag `versioned.etag`, answering 304 to a matching If-None-Match (each request
  * logged in `versioned.asked`); 404 for anything else. Cross-origin, as a CDN would. */
 async function heldServer() {
   let release;
   const released = new Promise((resolve) => (release = resolve));
+  let releaseTrickle;
+  const trickled = new Promise((resolve) => (releaseTrickle = resolve));
   const versioned = { body: HELLO, etag: '"a"', asked: [] };
   const server = createServer(async (req, res) => {
     const cors = {
@@ -40,6 +43,15 @@ async function heldServer() {
       else res.writeHead(200, { ...cors, etag: versioned.etag, 'content-type': 'application/wasm' }).end(versioned.body);
       return;
     }
+    if (req.url === '/trickle.wasm') {
+      // Half the module at once, the rest when the test lets it go.
+      const half = Math.floor(HELLO.length / 2);
+      res.writeHead(200, { ...cors, 'content-type': 'application/wasm', 'content-length': HELLO.length });
+      res.write(HELLO.subarray(0, half));
+      await trickled;
+      res.end(HELLO.subarray(half));
+      return;
+    }
     if (req.url !== '/held.wasm') {
       res.writeHead(404, cors).end('not here');
       return;
@@ -48,7 +60,7 @@ async function heldServer() {
     res.writeHead(200, { ...cors, 'content-type': 'application/wasm', 'content-length': HELLO.length }).end(HELLO);
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, release, versioned, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${server.address().port}`, release, releaseTrickle, versioned, close: () => new Promise((r) => server.close(r)) };
 }
 
 for (const name of browserNames) {
@@ -150,6 +162,55 @@ for (const name of browserNames) {
       const last = versioned.asked.at(-1);
       assert.equal(last.status, 200);
       assert.notEqual(last.asked, '"b"', 'the dropped copy was asked about');
+    });
+
+    test('a command waiting for a program shows its download on the terminal line', async () => {
+      const rows = () =>
+        page.$$eval('#trickle-terminal .xterm-rows > div', (divs) => divs.map((d) => d.textContent.replace(/\u00a0/g, ' ').trimEnd()));
+      const until = async (predicate, what) => {
+        let seen = [];
+        for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+          seen = await rows();
+          if (predicate(seen)) return seen;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.fail(`timed out waiting for ${what}; the terminal shows:\n${seen.filter(Boolean).join('\n')}`);
+      };
+      await page.evaluate(async (base) => {
+        window.waits = [];
+        const box = await window.sandtab.Sandbox.create({
+          name: `trickle-${Date.now()}`,
+          storage: 'memory',
+          programs: [{ names: ['trickle'], url: `${base}/trickle.wasm` }],
+        });
+        box.addEventListener('progress', (event) => window.waits.push(event.detail));
+        const term = document.createElement('sandtab-terminal');
+        term.id = 'trickle-terminal';
+        term.style.height = '240px';
+        term.sandbox = box;
+        document.body.append(term);
+        await term.ready;
+        window.trickleBox = box;
+        window.trickleRun = term.run('echo other commands run; trickle');
+      }, held.url);
+      // Half the bytes have come: the line says so, under the output before it.
+      const share = `${Math.floor((Math.floor(HELLO.length / 2) / HELLO.length) * 100)}%`;
+      const line = new RegExp(`^trickle: downloading [\\d.]+ of [\\d.]+ MB █+░+ ${share}$`);
+      const waiting = await until((r) => r.some((row) => line.test(row)), 'the download line');
+      const at = waiting.findIndex((row) => row.startsWith('trickle: downloading'));
+      assert.equal(waiting[at - 1], 'other commands run');
+      const said = await page.evaluate(() => window.waits.filter((e) => e.program === 'trickle').map((e) => `${e.phase}${e.waiting ? ':waiting' : ''}`));
+      assert.ok(said.includes('fetch:waiting'), said.join(' '));
+      held.releaseTrickle();
+      assert.equal(await page.evaluate(() => window.trickleRun), 0);
+      // The program's output takes the line's place, and the line is gone.
+      const done = await until((r) => r.includes('argv[0]=trickle'), 'the program output');
+      assert.equal(done[at], 'argv[0]=trickle', done.join('\n'));
+      assert.ok(!done.some((row) => row.includes('downloading')), done.join('\n'));
+      await page.evaluate(() => {
+        document.getElementById('trickle-terminal').remove();
+        window.trickleBox.terminate();
+      });
     });
 
     test('nothing was logged as an error', async () => {

@@ -1,7 +1,7 @@
 // sandtab: a sandbox for AI agents that lives in a browser tab.
 export { Sandbox } from './sandbox.js';
 export { SandboxError } from './errors.js';
-export type { SandboxChangeEvent } from './sandbox.js';
+export type { SandboxChangeEvent, SandboxProgressEvent } from './sandbox.js';
 export { PROTOCOL_VERSION } from './protocol.js';
 export type { Op, Reply } from './protocol.js';
 export { FRAME_POLICY, containedFrame, contentDocument, holdLinks } from './contained-frame.js';

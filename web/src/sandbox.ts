@@ -40,6 +40,10 @@ export type { StdinSource } from './stdin-pump.js';
 /** Fired on a `Sandbox` (`change`) after an exec or a file operation changed files. */
 export type SandboxChangeEvent = CustomEvent<FileChange>;
 
+/** Fired on a `Sandbox` (`progress`) as a program downloads and compiles (as
+ * `onProgress` is called). */
+export type SandboxProgressEvent = CustomEvent<ProgressEvent>;
+
 interface Pending {
   resolve: (value: Reply) => void;
   reject: (err: Error) => void;
@@ -447,10 +451,16 @@ export class Sandbox extends EventTarget {
     }
   }
 
-  /** Listens for `change`: after each exec and file operation that changed files. */
+  /** Listens for `change`: after each exec and file operation that changed files; and
+   * for `progress`: a program downloading and compiling. */
   override addEventListener(
     type: 'change',
     listener: (event: SandboxChangeEvent) => void,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  override addEventListener(
+    type: 'progress',
+    listener: (event: SandboxProgressEvent) => void,
     options?: boolean | AddEventListenerOptions,
   ): void;
   override addEventListener(
@@ -465,6 +475,11 @@ export class Sandbox extends EventTarget {
   override removeEventListener(
     type: 'change',
     listener: (event: SandboxChangeEvent) => void,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  override removeEventListener(
+    type: 'progress',
+    listener: (event: SandboxProgressEvent) => void,
     options?: boolean | EventListenerOptions,
   ): void;
   override removeEventListener(
@@ -652,6 +667,7 @@ export class Sandbox extends EventTarget {
     }
     if (reply.type === 'progress') {
       this.#onProgress?.(reply.event);
+      this.dispatchEvent(new CustomEvent<ProgressEvent>('progress', { detail: reply.event }));
       return;
     }
     if (reply.type === 'hostCall') {

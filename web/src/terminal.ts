@@ -4,10 +4,11 @@
 
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
-import { Sandbox } from './sandbox.js';
+import { Sandbox, type SandboxProgressEvent } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
+import { progressLine } from './progress-line.js';
 import { XTERM_CSS } from './xterm-css.js';
-import type { SaveError, StorageKind } from './types.js';
+import type { ProgressEvent, SaveError, StorageKind } from './types.js';
 
 const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
 /** Cells the prompt takes on the screen (without its colour codes). */
@@ -80,6 +81,9 @@ export class SandtabTerminal extends HTMLElement {
   #endsWithNewline = true;
   /** The last thing written was the `^C` of an interrupt. */
   #caretC = false;
+  /** The program whose download the running command waits for, shown on the last line
+   * until it is ready or output comes. */
+  #statusOf: string | null = null;
   #ready: Promise<void> | null = null;
   #resizeObserver: ResizeObserver | null = null;
   #escaped = false;
@@ -220,6 +224,28 @@ export class SandtabTerminal extends HTMLElement {
     this.#term?.focus();
   }
 
+  /** Shows (or takes away) the download of a program the running command waits for. */
+  #showProgress(term: Terminal, event: ProgressEvent): void {
+    const waiting = event.waiting === true && (event.phase === 'fetch' || event.phase === 'compile');
+    if (!waiting) {
+      if (this.#statusOf === event.program) this.#clearStatus(term);
+      return;
+    }
+    if (this.#statusOf === null && !this.#endsWithNewline) {
+      // Output that did not end its line keeps it.
+      term.write('\r\n');
+      this.#endsWithNewline = true;
+    }
+    this.#statusOf = event.program;
+    term.write(`\r\x1b[2K\x1b[2m${progressLine(event, term.cols - 1)}\x1b[0m`);
+  }
+
+  #clearStatus(term: Terminal): void {
+    if (this.#statusOf === null) return;
+    this.#statusOf = null;
+    term.write('\r\x1b[2K');
+  }
+
   /** Runs a line as if typed and submitted; resolves to its exit status. Throws if a
    * command is already running. */
   async run(line: string): Promise<number> {
@@ -262,6 +288,7 @@ export class SandtabTerminal extends HTMLElement {
         if (key === '\x03') {
           // As a tty: echo `^C`; the program interrupted (CPython) goes on from there,
           // one that is not is stopped and the line ends after it.
+          if (this.#term) this.#clearStatus(this.#term);
           this.#term?.write('^C');
           this.#endsWithNewline = false;
           this.#caretC = true;
@@ -413,12 +440,18 @@ export class SandtabTerminal extends HTMLElement {
         this.#stdin = controller;
       },
     });
+    // A program the command waits for shows its download on the last line.
+    const onProgress = (event: SandboxProgressEvent) => {
+      if (this.#term === term) this.#showProgress(term, event.detail);
+    };
+    sandbox.addEventListener('progress', onProgress);
     try {
       const result = await sandbox.exec(line, {
         stdin,
         tty: true,
         onOutput: (_stream, bytes) => {
           if (bytes.length === 0 || this.#term !== term) return;
+          this.#clearStatus(term);
           // After `^C`, output starts on a line of its own (a program's message).
           if (this.#caretC && bytes[0] !== 0x0a) term.write('\r\n');
           this.#caretC = false;
@@ -436,7 +469,12 @@ export class SandtabTerminal extends HTMLElement {
         unread = splitKeys(rest.replaceAll('\n', '\r'));
       }
     } catch (err) {
-      if (this.#term === term) term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+      if (this.#term === term) {
+        this.#clearStatus(term);
+        term.write(`\x1b[31msandtab: ${(err as Error).message}\x1b[0m\r\n`);
+      }
+    } finally {
+      sandbox.removeEventListener('progress', onProgress);
     }
     if (this.#term !== term) {
       // Removed while it ran (its own sandbox ended with it).
@@ -444,6 +482,7 @@ export class SandtabTerminal extends HTMLElement {
       return exitCode;
     }
     this.#stdin = null;
+    this.#clearStatus(term);
     if (this.#caretC) term.write('\r\n');
     else if (!this.#endsWithNewline) term.write('\x1b[7m%\x1b[0m\r\n');
     this.#caretC = false;

@@ -66,6 +66,9 @@ export interface ProgressEvent {
   /** Bytes in all, when the server says (0 if unknown). */
   total: number;
   message?: string;
+  /** A command is waiting for this program (it runs once the program is ready); said
+   * again when that changes. `<sandtab-terminal>` shows the download on its line. */
+  waiting?: boolean;
 }
 
 /** What the sandbox's filesystem may hold. A write past a quota fails (EDQUOT or EFBIG)

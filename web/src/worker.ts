@@ -172,8 +172,49 @@ function uiAction(action: UiAction): Promise<string | null> {
   });
 }
 
+/** The programs on their way: how far each is now, and what the page was last told
+ * (with whether a command waits for it: the page shows that command the download). */
+const onTheirWay = new Map<string, { now: ProgressEvent; told: ProgressEvent | null }>();
+
 function progress(event: ProgressEvent): void {
+  const { program, phase } = event;
+  if (phase === 'fetch' || phase === 'compile') {
+    if (isWaitedFor(program)) event.waiting = true;
+    onTheirWay.set(program, { now: event, told: event });
+  } else {
+    onTheirWay.delete(program);
+  }
   post({ type: 'progress', event });
+}
+
+/** How far a program is, not yet told (see `watchWaiting`). */
+function advanced(event: ProgressEvent): void {
+  const entry = onTheirWay.get(event.program);
+  if (entry) entry.now = event;
+  else onTheirWay.set(event.program, { now: event, told: null });
+}
+
+function isWaitedFor(program: string): boolean {
+  try {
+    return sandbox?.programWaitedFor(program) ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** Every quarter second, tells the page of a program a command has started (or
+ * stopped) waiting for, and how far a waited-for one has come since it was last told. */
+function watchWaiting(): void {
+  const timer = setInterval(() => {
+    if (onTheirWay.size === 0) return clearInterval(timer);
+    for (const [program, { now, told }] of onTheirWay) {
+      const waiting = isWaitedFor(program);
+      if (waiting !== (told?.waiting === true) || (waiting && now.loaded !== told?.loaded)) {
+        const { waiting: _, ...event } = now;
+        progress(event);
+      }
+    }
+  }, 250);
 }
 
 /** Cache Storage bucket for program modules: a reload does not fetch 26 MB again. */
@@ -222,6 +263,7 @@ async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Ar
     throw new Error(`fetching ${spec.url}: HTTP ${response.status}`);
   }
   const total = Number(response.headers.get('content-length')) || 0;
+  progress({ program, phase: 'fetch', loaded: 0, total });
   const parts: Uint8Array[] = [];
   let loaded = 0;
   let shown = 0;
@@ -231,10 +273,13 @@ async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Ar
     if (done) break;
     parts.push(value);
     loaded += value.length;
-    // About every 1 MiB, so the page can show a moving bar without a flood of messages.
+    // About every 1 MiB, so the page can show a moving bar without a flood of messages
+    // (and four times a second while a command waits for it: `watchWaiting`).
     if (loaded - shown >= 1 << 20) {
       shown = loaded;
       progress({ program, phase: 'fetch', loaded, total });
+    } else {
+      advanced({ program, phase: 'fetch', loaded, total });
     }
   }
   const bytes = new Uint8Array(loaded);
@@ -260,6 +305,7 @@ async function fetchProgram(spec: ProgramSpec, program: string): Promise<Uint8Ar
 function fetchPrograms(box: WasmSandbox, programs: ProgramSpec[]): void {
   for (const spec of programs) {
     const program = spec.names[0] ?? '?';
+    advanced({ program, phase: 'fetch', loaded: 0, total: 0 });
     void (async () => {
       let bytes: Uint8Array;
       try {
@@ -339,6 +385,7 @@ async function start(options: WorkerOptions, module?: WebAssembly.Module, withHo
   });
   post({ type: 'ready', module: compiledModule() as WebAssembly.Module });
   fetchPrograms(sandbox, expected);
+  if (expected.length > 0) watchWaiting();
 }
 
 /** Bytes made for an answer (readFile, exportTar, an exec's output) move to the page,

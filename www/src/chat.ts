@@ -2,6 +2,7 @@
 // command or file operation, its output, the files it changed), a stop button while a
 // turn runs, and "revert" on every turn to go back to the files from before it.
 
+import type { ProgressEvent } from 'sandtab';
 import type { Conversation, ToolStep, Turn } from './agent/loop';
 import { markdownToHtml } from './markdown';
 
@@ -64,6 +65,28 @@ function renderStep(step: ToolStep): HTMLElement {
   return box;
 }
 
+/** What a running step waits for: a program's download (a bar with the bytes) or its
+ * compilation (a bar without an end). */
+function renderWait(event: ProgressEvent): HTMLElement {
+  const box = element('div', 'step-progress');
+  box.setAttribute('role', 'status');
+  const mb = (n: number) => (n / 1e6).toFixed(1);
+  const bar = element('progress', 'bar');
+  let text: string;
+  if (event.phase === 'compile') {
+    text = `Waiting for ${event.program}: compiling it…`;
+  } else if (event.total > 0) {
+    text = `Waiting for ${event.program}: downloading ${mb(event.loaded)} of ${mb(event.total)} MB`;
+    bar.max = event.total;
+    bar.value = event.loaded;
+  } else {
+    text = `Waiting for ${event.program}: downloading${event.loaded > 0 ? ` ${mb(event.loaded)} MB` : '…'}`;
+  }
+  bar.setAttribute('aria-label', text);
+  box.append(element('span', 'wait-text', text), bar);
+  return box;
+}
+
 function renderTurn(turn: Turn, running: boolean, actions: ChatActions): HTMLElement {
   const article = element('article', `turn ${turn.status}`);
   article.dataset.turn = String(turn.id);
@@ -99,6 +122,8 @@ export class ChatPanel {
   readonly #stop: HTMLButtonElement;
   readonly #status: HTMLElement;
   #running = false;
+  /** A program the running step's command waits for, as its latest progress. */
+  #waitingFor: ProgressEvent | null = null;
 
   constructor(
     root: HTMLElement,
@@ -174,7 +199,23 @@ export class ChatPanel {
       return;
     }
     this.#transcript.replaceChildren(...conversation.turns.map((turn) => renderTurn(turn, this.#running, this.actions)));
+    this.#showWait();
     if (atBottom) this.#transcript.scrollTop = this.#transcript.scrollHeight;
+  }
+
+  /** A program's progress: while a command waits for it, the running step shows it. */
+  programProgress(event: ProgressEvent): void {
+    const waiting = event.waiting === true && (event.phase === 'fetch' || event.phase === 'compile');
+    if (waiting) this.#waitingFor = event;
+    else if (this.#waitingFor?.program === event.program) this.#waitingFor = null;
+    this.#showWait();
+  }
+
+  #showWait(): void {
+    const steps = this.#transcript.querySelectorAll('.step.running');
+    const step = steps[steps.length - 1];
+    this.#transcript.querySelector('.step-progress')?.remove();
+    if (step && this.#waitingFor) step.querySelector('summary')!.after(renderWait(this.#waitingFor));
   }
 
   focus(): void {

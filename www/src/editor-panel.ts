@@ -2,58 +2,23 @@
 // with a diff view of the unsaved changes against the file as stored. A file the agent
 // changes while it is open is reloaded, unless it has unsaved edits (then it says so).
 
-import { basicSetup, EditorView } from 'codemirror';
-import { Compartment, EditorState, type Extension } from '@codemirror/state';
-import { keymap } from '@codemirror/view';
-import { python } from '@codemirror/lang-python';
-import { javascript } from '@codemirror/lang-javascript';
-import { html } from '@codemirror/lang-html';
-import { css } from '@codemirror/lang-css';
-import { json } from '@codemirror/lang-json';
-import { oneDark } from '@codemirror/theme-one-dark';
-import { unifiedMergeView } from '@codemirror/merge';
 import type { Sandbox } from 'sandtab';
+import type { CodeEditor } from './code-editor';
 
 /** Files larger than this are not opened (an editor is not a hex viewer). */
 const MAX_EDIT_BYTES = 2 << 20;
 
-function languageFor(path: string): Extension {
-  const ext = path.slice(path.lastIndexOf('.') + 1).toLowerCase();
-  switch (ext) {
-    case 'py':
-      return python();
-    case 'js':
-    case 'mjs':
-    case 'cjs':
-      return javascript();
-    case 'ts':
-      return javascript({ typescript: true });
-    case 'jsx':
-    case 'tsx':
-      return javascript({ jsx: true, typescript: ext === 'tsx' });
-    case 'html':
-    case 'htm':
-      return html();
-    case 'css':
-      return css();
-    case 'json':
-      return json();
-    default:
-      return [];
-  }
-}
-
 export const darkTheme = () => document.documentElement.dataset.theme === 'dark';
 
 export class EditorPanel {
-  readonly #view: EditorView;
-  readonly #language = new Compartment();
-  readonly #diff = new Compartment();
-  readonly #theme = new Compartment();
+  readonly #host: HTMLElement;
   readonly #path: HTMLElement;
   readonly #status: HTMLElement;
   readonly #save: HTMLButtonElement;
   readonly #diffButton: HTMLButtonElement;
+  /** CodeMirror, once the editor has opened (see `#editor`). */
+  #loaded: CodeEditor | null = null;
+  #loading: Promise<CodeEditor> | null = null;
   #file: string | null = null;
   /** The file's contents as stored, to tell unsaved edits and for the diff. */
   #saved = '';
@@ -64,38 +29,36 @@ export class EditorPanel {
     readonly sandbox: () => Sandbox | null,
     readonly onSaved: () => void,
   ) {
+    this.#host = root.querySelector('.editor-host')!;
     this.#path = root.querySelector('.editor-path')!;
     this.#status = root.querySelector('.editor-status')!;
     this.#save = root.querySelector('#editor-save')!;
     this.#diffButton = root.querySelector('#editor-diff')!;
-    this.#view = new EditorView({
-      parent: root.querySelector('.editor-host')!,
-      state: this.#state(''),
-    });
     this.#save.addEventListener('click', () => void this.save());
     this.#diffButton.addEventListener('click', () => this.#toggleDiff());
     this.#update();
   }
 
-  #state(text: string, path = ''): EditorState {
-    return EditorState.create({
-      doc: text,
-      extensions: [
-        basicSetup,
-        keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (void this.save(), true) }]),
-        this.#language.of(languageFor(path)),
-        this.#theme.of(darkTheme() ? oneDark : []),
-        this.#diff.of([]),
-        EditorView.updateListener.of((update) => {
-          if (update.docChanged) this.#update();
-        }),
-        EditorView.contentAttributes.of({ 'aria-label': 'File contents' }),
-      ],
-    });
+  /** CodeMirror, loaded the first time the editor is shown or a file opened. */
+  #editor(): Promise<CodeEditor> {
+    this.#loading ??= (async () => {
+      this.#say('Loading the editor…');
+      try {
+        const { CodeEditor } = await import('./code-editor');
+        this.#loaded = new CodeEditor(this.#host, darkTheme(), () => this.#update(), () => void this.save());
+        this.#say('');
+        return this.#loaded;
+      } catch (err) {
+        this.#loading = null;
+        this.#say(`Could not load the editor: ${err instanceof Error ? err.message : String(err)}`, true);
+        throw err;
+      }
+    })();
+    return this.#loading;
   }
 
   get dirty(): boolean {
-    return this.#file !== null && this.#view.state.doc.toString() !== this.#saved;
+    return this.#file !== null && this.#loaded !== null && this.#loaded.text !== this.#saved;
   }
 
   get path(): string | null {
@@ -127,12 +90,13 @@ export class EditorPanel {
   async open(path: string): Promise<void> {
     if (this.dirty && path !== this.#file && !confirm(`${this.#file} has unsaved changes. Open ${path} and drop them?`)) return;
     try {
+      const editor = await this.#editor();
       const text = await this.#readText(path);
       if (text === null) return;
       this.#file = path;
       this.#saved = text;
       this.#showDiff = false;
-      this.#view.setState(this.#state(text, path));
+      editor.load(text, path);
       this.#say('');
     } catch (err) {
       this.#say(`Could not open ${path}: ${err instanceof Error ? err.message : String(err)}`, true);
@@ -142,12 +106,12 @@ export class EditorPanel {
 
   async save(): Promise<void> {
     const sandbox = this.sandbox();
-    if (!sandbox || this.#file === null) return;
-    const text = this.#view.state.doc.toString();
+    if (!sandbox || this.#file === null || this.#loaded === null) return;
+    const text = this.#loaded.text;
     try {
       await sandbox.writeFile(this.#file, text);
       this.#saved = text;
-      if (this.#showDiff) this.#view.dispatch({ effects: this.#diff.reconfigure(unifiedMergeView({ original: text })) });
+      if (this.#showDiff) this.#loaded.diffAgainst(text);
       this.#say(`Saved ${this.#file}.`);
       this.onSaved();
     } catch (err) {
@@ -157,10 +121,9 @@ export class EditorPanel {
   }
 
   #toggleDiff(): void {
+    if (this.#loaded === null) return;
     this.#showDiff = !this.#showDiff;
-    this.#view.dispatch({
-      effects: this.#diff.reconfigure(this.#showDiff ? unifiedMergeView({ original: this.#saved, mergeControls: false }) : []),
-    });
+    this.#loaded.diffAgainst(this.#showDiff ? this.#saved : null);
     this.#update();
   }
 
@@ -176,7 +139,7 @@ export class EditorPanel {
           return;
         }
         this.#saved = text;
-        this.#view.dispatch({ changes: { from: 0, to: this.#view.state.doc.length, insert: text } });
+        this.#loaded?.replace(text);
         this.#say(`${path} was changed; reloaded.`);
         this.#update();
       },
@@ -188,16 +151,17 @@ export class EditorPanel {
     this.#file = null;
     this.#saved = '';
     this.#showDiff = false;
-    this.#view.setState(this.#state(''));
+    this.#loaded?.load('');
     this.#say('');
     this.#update();
   }
 
   themeChanged(): void {
-    this.#view.dispatch({ effects: this.#theme.reconfigure(darkTheme() ? oneDark : []) });
+    this.#loaded?.setDark(darkTheme());
   }
 
   show(): void {
-    this.#view.requestMeasure();
+    if (this.#loaded) this.#loaded.measure();
+    else void this.#editor().catch(() => {});
   }
 }

@@ -106,7 +106,11 @@ async function openProject(project: Project): Promise<void> {
       { names: ['python3', 'python'], url: 'guests/python.wasm', sha256: __GUEST_HASHES__.python },
       { names: ['qjs'], url: 'guests/quickjs.wasm', sha256: __GUEST_HASHES__.qjs },
     ],
-    onProgress: (event) => showProgress(event, programStates),
+    onProgress: (event) => {
+      showProgress(event, programStates);
+      // The agent's step that waits for the program shows how far it is.
+      if (current?.project.id === project.id) chat.programProgress(event);
+    },
     // `ui show page.html --wait` shows the sandbox's HTML below the terminal, in a
     // sandboxed frame, and prints the next click or form submission as JSON.
     capabilities: capabilities(),
@@ -419,7 +423,6 @@ async function openingProject(name: string, id: string): Promise<Project> {
 }
 
 async function main(): Promise<void> {
-  registerServiceWorker();
   wireTheme();
   wireProjects();
   wireSettings();
@@ -448,6 +451,9 @@ async function main(): Promise<void> {
     ? await openingProject(wanted, wanted)
     : (projects.find((p) => p.id === lastId) ?? projects[0] ?? (await openingProject('My project', 'demo')));
   await openProject(project);
+  // Only now: its install downloads what the page has not loaded yet (the editor), which
+  // must not compete with the first prompt.
+  registerServiceWorker();
   // The terminal takes the keyboard only if the person has not started typing elsewhere
   // (the prompt, say) while the project opened.
   const focused = document.activeElement;

@@ -318,6 +318,11 @@ impl Sandbox {
         Ok(())
     }
 
+    /// Whether a command is waiting for the expected program `name` now.
+    pub fn program_waited_for(&self, name: &str) -> RuntimeResult<bool> {
+        Ok(self.expected_source(name)?.is_waited_for())
+    }
+
     fn expected_source(&self, name: &str) -> RuntimeResult<Arc<sandtab_shell::ProgramSource>> {
         self.expected
             .borrow()

@@ -4,6 +4,7 @@
 //! runs at once.
 
 use std::future::poll_fn;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
@@ -11,6 +12,8 @@ use std::task::{Poll, Waker};
 #[derive(Debug)]
 pub struct ProgramSource {
     state: Mutex<State>,
+    /// Commands waiting for the module now (the page shows them the download).
+    waiters: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -26,6 +29,7 @@ impl ProgramSource {
     pub fn ready(module: Arc<Vec<u8>>) -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State::Ready(module)),
+            waiters: AtomicUsize::new(0),
         })
     }
 
@@ -33,6 +37,7 @@ impl ProgramSource {
     pub fn waiting() -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State::Waiting(Vec::new())),
+            waiters: AtomicUsize::new(0),
         })
     }
 
@@ -74,8 +79,14 @@ impl ProgramSource {
         matches!(&*self.state(), State::Waiting(_))
     }
 
+    /// Whether a command is waiting for the module now.
+    pub fn is_waited_for(&self) -> bool {
+        self.waiters.load(Ordering::SeqCst) > 0
+    }
+
     /// Waits for the module; `Err` with the reason it will not come.
     pub(crate) async fn wait(&self) -> Result<Arc<Vec<u8>>, String> {
+        let _waiting = Waiter::new(&self.waiters);
         poll_fn(|cx| match &mut *self.state() {
             State::Ready(module) => Poll::Ready(Ok(module.clone())),
             State::Failed(reason) => Poll::Ready(Err(reason.clone())),
@@ -87,6 +98,22 @@ impl ProgramSource {
             }
         })
         .await
+    }
+}
+
+/// Counts one waiting command for as long as it lives (a cancelled wait is dropped).
+struct Waiter<'a>(&'a AtomicUsize);
+
+impl<'a> Waiter<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(count)
+    }
+}
+
+impl Drop for Waiter<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -120,5 +147,26 @@ mod tests {
         source.fail("HTTP 404".into());
         assert_eq!(poll_now(source.wait()), Poll::Ready(Err("HTTP 404".into())));
         assert_eq!(source.module(), None);
+    }
+
+    #[test]
+    fn a_source_knows_while_a_command_waits_for_it() {
+        let source = ProgramSource::waiting();
+        assert!(!source.is_waited_for());
+        {
+            let mut wait = std::pin::pin!(source.wait());
+            let waker = Waker::noop();
+            let mut cx = std::task::Context::from_waker(waker);
+            assert!(wait.as_mut().poll(&mut cx).is_pending());
+            assert!(source.is_waited_for());
+        }
+        // The wait was dropped (its command cancelled): nobody waits.
+        assert!(!source.is_waited_for());
+        let mut wait = std::pin::pin!(source.wait());
+        let mut cx = std::task::Context::from_waker(Waker::noop());
+        assert!(wait.as_mut().poll(&mut cx).is_pending());
+        source.provide(Arc::new(vec![7]));
+        assert!(wait.as_mut().poll(&mut cx).is_ready());
+        assert!(!source.is_waited_for());
     }
 }

@@ -182,6 +182,12 @@ impl Sandbox {
         self.inner.program_failed(&name, reason).map_err(js_error)
     }
 
+    /// Whether a command is waiting for the expected program `name` now.
+    #[wasm_bindgen(js_name = programWaitedFor)]
+    pub fn program_waited_for(&self, name: String) -> Result<bool, JsValue> {
+        self.inner.program_waited_for(&name).map_err(js_error)
+    }
+
     /// Appends `data` to stdin stream `stream` (an exec's `stdinStream`), whether its
     /// exec runs, waits or has ended; throws past the bound of bytes not yet read.
     #[wasm_bindgen(js_name = writeStdin)]
