@@ -8,6 +8,18 @@ import { browserNames, launch, openPage } from './browsers.mjs';
 import { DEMO_ROOT, PROMPT, promptCount, screen, typeLine, waitForScreen } from './screen.mjs';
 
 const ROOT = DEMO_ROOT;
+
+/** Ctrl-L: the screen keeps only the prompt, so prompts are counted from one. */
+async function clearScreen(page) {
+  await page.focus('#terminal .xterm-helper-textarea');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('l');
+  await page.keyboard.up('Control');
+  await waitForScreen(page, (rows) => promptCount(rows) === 1 && rows.filter(Boolean).length === 1, 'a cleared screen');
+}
+
+/** The rows above the last prompt, the nearest last (a command's output ends there). */
+const aboveLastPrompt = (rows) => rows.slice(0, rows.findLastIndex((row) => row.startsWith(PROMPT))).filter((row) => row !== '');
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
 
 for (const name of browserNames) {
@@ -176,6 +188,112 @@ for (const name of browserNames) {
       await typeLine(page, 'echo after-cancel');
       rows = await waitForScreen(page, (r) => promptCount(r) === 3 && r.includes('after-cancel'), 'the next command');
       assert.ok(!rows.includes('must-not-run'), rows.join('\n'));
+    });
+
+    test('line editing: wide characters, Ctrl-R, Ctrl-W, and history kept across a reload', async () => {
+      await clearScreen(page);
+      const ctrl = async (key) => {
+        await page.keyboard.down('Control');
+        await page.keyboard.press(key);
+        await page.keyboard.up('Control');
+      };
+      const cursorOn = () => page.$eval('#terminal .xterm-rows .xterm-cursor', (el) => el.textContent);
+      let prompts = 1;
+      await page.focus('#terminal .xterm-helper-textarea');
+      // The cursor lands on the cell xterm.js draws, after two-cell characters too.
+      await page.keyboard.type('echo 字符👍X');
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction(() => document.querySelector('#terminal .xterm-rows .xterm-cursor')?.textContent === 'X', { timeout: 5_000 }).catch(async () => {
+        assert.fail(`the cursor is on ${JSON.stringify(await cursorOn())}, not on X`);
+      });
+      await page.keyboard.type('Y');
+      await page.keyboard.press('Enter');
+      let rows = await waitForScreen(page, (r) => promptCount(r) === prompts + 1, 'the wide echo');
+      assert.ok(rows.includes('字符👍YX'), rows.join('\n'));
+      prompts++;
+      // Ctrl-W takes the word before the cursor back.
+      await page.keyboard.type('echo kept dropped');
+      await ctrl('w');
+      await page.keyboard.press('Enter');
+      rows = await waitForScreen(page, (r) => promptCount(r) === prompts + 1, 'the Ctrl-W echo');
+      assert.equal(aboveLastPrompt(rows).at(-1), 'kept');
+      prompts++;
+      // Ctrl-R finds the wide echo by what is typed, and Enter runs it.
+      await ctrl('r');
+      await page.keyboard.type('符');
+      await waitForScreen(page, (r) => r.some((row) => row === "(reverse-i-search)`符': echo 字符👍YX"), 'the search');
+      await page.keyboard.press('Enter');
+      rows = await waitForScreen(page, (r) => promptCount(r) === prompts + 1, 'the found command');
+      assert.equal(rows.filter((row) => row === '字符👍YX').length, 2, rows.join('\n'));
+      // The history is the sandbox's: a reload keeps it.
+      await page.reload();
+      await waitForScreen(page, (r) => promptCount(r) === 1, 'the prompt after the reload');
+      await page.focus('#terminal .xterm-helper-textarea');
+      await page.keyboard.press('ArrowUp');
+      await waitForScreen(page, (r) => r.some((row) => row === `${PROMPT} echo 字符👍YX`), 'the kept history');
+      await ctrl('c');
+    });
+
+    test('Tab completes paths, commands and variables; a second Tab lists the choices', async () => {
+      await clearScreen(page);
+      let prompts = 1;
+      await typeLine(page, 'mkdir -p compdir/inner && touch compdir/file-one.txt');
+      prompts++;
+      await waitForScreen(page, (r) => promptCount(r) === prompts, 'the setup');
+      await page.keyboard.type('ls compd');
+      await page.keyboard.press('Tab');
+      await waitForScreen(page, (r) => r.includes(`${PROMPT} ls compdir/`), 'the directory completed');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      const listed = await waitForScreen(page, (r) => r.some((row) => /^file-one\.txt +inner\/$/.test(row)), 'the choices listed');
+      // The prompt and the line come back under the list.
+      const at = listed.findIndex((row) => /^file-one\.txt +inner\/$/.test(row));
+      assert.equal(listed[at + 1], `${PROMPT} ls compdir/`);
+      prompts++;
+      await page.keyboard.type('f');
+      await page.keyboard.press('Tab');
+      await waitForScreen(page, (r) => r.includes(`${PROMPT} ls compdir/file-one.txt`), 'the file completed');
+      await page.keyboard.press('Enter');
+      prompts++;
+      let rows = await waitForScreen(page, (r) => promptCount(r) === prompts, 'the ls');
+      assert.equal(aboveLastPrompt(rows).at(-1), 'compdir/file-one.txt');
+      // A variable, and a command.
+      await page.keyboard.type('echo $HOM');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      prompts++;
+      rows = await waitForScreen(page, (r) => promptCount(r) === prompts, 'the echo');
+      assert.equal(aboveLastPrompt(rows).at(-1), '/home/agent', rows.join('\n'));
+      await page.keyboard.type('seq');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('2');
+      await page.keyboard.press('Enter');
+      prompts++;
+      rows = await waitForScreen(page, (r) => promptCount(r) === prompts, 'the seq');
+      assert.deepEqual(aboveLastPrompt(rows).slice(-2), ['1', '2'], rows.join('\n'));
+    });
+
+    test('a command that goes on gets the > prompt; a pasted loop runs once, whole', async () => {
+      await clearScreen(page);
+      let prompts = 1;
+      await page.$eval('#terminal', (el) => el.paste('for x in a b\ndo echo item-$x\ndone\n'));
+      let rows = await waitForScreen(page, (r) => promptCount(r) === prompts + 1, 'the loop');
+      const start = rows.findIndex((row) => row === `${PROMPT} for x in a b`);
+      assert.ok(start >= 0, rows.join('\n'));
+      assert.deepEqual(rows.slice(start + 1, start + 5), ['> do echo item-$x', '> done', 'item-a', 'item-b']);
+      prompts++;
+      // Typed: an open quote goes on to the next line, and Ctrl-C drops it all.
+      await page.focus('#terminal .xterm-helper-textarea');
+      await page.keyboard.type("echo 'one");
+      await page.keyboard.press('Enter');
+      await waitForScreen(page, (r) => r.includes('>'), 'the > prompt');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('c');
+      await page.keyboard.up('Control');
+      await typeLine(page, 'echo after');
+      rows = await waitForScreen(page, (r) => promptCount(r) === prompts + 2, 'the next command');
+      assert.equal(aboveLastPrompt(rows).at(-1), 'after');
+      assert.ok(!rows.includes('one'), rows.join('\n'));
     });
 
     test('nothing was logged as an error', () => {

@@ -67,3 +67,80 @@ test('control characters other than known keys are not inserted', () => {
   typeKeys(editor, 'a\x07b\x1b[99Zc');
   assert.equal(editor.line, 'abc');
 });
+
+test('emacs keys: words, kills and the yank', () => {
+  const editor = new LineEditor();
+  typeKeys(editor, 'git commit -m msg');
+  typeKeys(editor, '\x1bb'); // Alt-B: to the start of "msg"
+  assert.equal(editor.cursor, 'git commit -m '.length);
+  typeKeys(editor, '\x1bb\x1bb'); // over "-m" (separators, then a word) to "commit"
+  assert.equal(editor.cursor, 'git '.length);
+  typeKeys(editor, '\x1bf'); // Alt-F: to the end of "commit"
+  assert.equal(editor.cursor, 'git commit'.length);
+  typeKeys(editor, '\x17'); // Ctrl-W: the whitespace-separated word before the cursor
+  assert.equal(editor.line, 'git  -m msg');
+  typeKeys(editor, '\x0b'); // Ctrl-K: to the end
+  assert.equal(editor.line, 'git ');
+  typeKeys(editor, '\x01\x19'); // Ctrl-A, Ctrl-Y: the last kill back, at the start
+  assert.equal(editor.line, ' -m msggit ');
+  assert.equal(editor.cursor, ' -m msg'.length);
+  typeKeys(editor, '\x01\x1b[1;5C'); // Ctrl-Right moves by word too
+  assert.equal(editor.cursor, ' -m'.length);
+});
+
+test('Ctrl-D deletes under the cursor, and is end of input on an empty line', () => {
+  const editor = new LineEditor();
+  assert.deepEqual(typeKeys(editor, '\x04'), [{ kind: 'eof' }]);
+  typeKeys(editor, 'abc\x01\x04');
+  assert.equal(editor.line, 'bc');
+});
+
+test('the cursor moves over whole characters: emoji, accents, CJK', () => {
+  const editor = new LineEditor();
+  typeKeys(editor, 'a👍🏽e\u0301字');
+  typeKeys(editor, '\x1b[D'); // before 字
+  assert.equal(editor.line.slice(editor.cursor), '字');
+  typeKeys(editor, '\x1b[D'); // before e + combining acute
+  assert.equal(editor.line.slice(editor.cursor), 'e\u0301字');
+  typeKeys(editor, '\x7f'); // the thumbs-up with its skin tone, whole
+  assert.equal(editor.line, 'ae\u0301字');
+});
+
+test('Ctrl-R searches the history back, narrowing as it is typed', () => {
+  const editor = new LineEditor();
+  editor.loadHistory(['ls -l', 'cat notes.txt', 'python3 app.py', 'cat app.py']);
+  typeKeys(editor, 'draft');
+  typeKeys(editor, '\x12');
+  assert.equal(editor.searchPrompt, "(reverse-i-search)`': ");
+  typeKeys(editor, 'cat');
+  assert.equal(editor.searchPrompt, "(reverse-i-search)`cat': ");
+  assert.equal(editor.line, 'cat app.py');
+  typeKeys(editor, '\x12'); // an older match
+  assert.equal(editor.line, 'cat notes.txt');
+  typeKeys(editor, 'x'); // "catx" matches nothing: the search says so, the line stays
+  assert.equal(editor.searchPrompt, "(failed reverse-i-search)`catx': ");
+  assert.equal(editor.line, 'cat notes.txt');
+  typeKeys(editor, '\x7f');
+  assert.equal(editor.line, 'cat app.py');
+  // Enter runs the match.
+  assert.deepEqual(typeKeys(editor, '\r'), [{ kind: 'submit', line: 'cat app.py' }]);
+  assert.equal(editor.searchPrompt, null);
+});
+
+test('Ctrl-R: Ctrl-G gives the line back; another key edits the match', () => {
+  const editor = new LineEditor();
+  editor.loadHistory(['echo one', 'echo two']);
+  typeKeys(editor, 'mine\x12one\x07');
+  assert.equal(editor.searchPrompt, null);
+  assert.equal(editor.line, 'mine');
+  typeKeys(editor, '\x15\x12two\x05!');
+  assert.equal(editor.line, 'echo two!');
+});
+
+test('kept history loads without blank lines, to the bound', () => {
+  const editor = new LineEditor(2);
+  editor.loadHistory(['a', ' ', 'b', 'c']);
+  assert.deepEqual(editor.history, ['b', 'c']);
+  typeKeys(editor, '\x1b[A');
+  assert.equal(editor.line, 'c');
+});

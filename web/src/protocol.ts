@@ -13,7 +13,7 @@ export { PROTOCOL_VERSION } from './generated/protocol.js';
 export type { Op, Reply, ExecRequest, ExecResult, RuntimeError } from './generated/protocol.js';
 
 /** Ops answered at once from memory, even while a command runs (the rest queue). */
-export const QUERY_OPS = ['listDir', 'usage', 'info', 'snapshots', 'auditLog', 'toolDefinitions'] as const satisfies readonly Op['op'][];
+export const QUERY_OPS = ['listDir', 'usage', 'info', 'snapshots', 'auditLog', 'toolDefinitions', 'complete', 'isComplete'] as const satisfies readonly Op['op'][];
 
 export function isQuery(op: Op): boolean {
   return (QUERY_OPS as readonly string[]).includes(op.op);

@@ -374,6 +374,27 @@ export class Sandbox extends EventTarget {
     this.#doors.stopWaiting();
   }
 
+  /** Tab completion, as `<sandtab-terminal>` does it: what may complete the last word
+   * of `before` (a line up to its cursor) in session `session` (default `"main"`):
+   * command names where a command stands (builtins, programs, functions, aliases,
+   * executables on `PATH`), variables after `$`, paths otherwise (directories end with
+   * `/`, names escaped as they would be typed). `word` is that last word as typed; each
+   * candidate replaces it. Rejects with `EBUSY` while a command runs. */
+  async complete(before: string, options: { session?: string } = {}): Promise<{ word: string; candidates: string[] }> {
+    const op: Op = { op: 'complete', before };
+    if (options.session !== undefined) op.session = options.session;
+    const { word, candidates } = await this.#run(op, 'completion');
+    return { word, candidates };
+  }
+
+  /** Whether `script` is a whole command, or one more lines would continue (an open
+   * quote, `for` without `done`, a line ending in `|` or `&&`): a terminal shows `> `
+   * for the next line then, as bash does. True for a whole command and for a mistake
+   * no further line could mend (running it reports the error). */
+  async isComplete(script: string): Promise<boolean> {
+    return (await this.#run({ op: 'isComplete', script }, 'flag')).value;
+  }
+
   /** The entries of a directory, sorted by name (answered even while a command runs). */
   async listDir(path: string): Promise<DirEntry[]> {
     return (await this.#run({ op: 'listDir', path }, 'entries')).entries;

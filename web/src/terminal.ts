@@ -7,12 +7,29 @@ import { FitAddon } from '@xterm/addon-fit';
 import { Sandbox, type SandboxProgressEvent } from './sandbox.js';
 import { LineEditor, splitKeys } from './line-editor.js';
 import { progressLine } from './progress-line.js';
+import { cellWidth, unicodeProvider } from './cell-width.js';
 import { XTERM_CSS } from './xterm-css.js';
 import type { ProgressEvent, SaveError, StorageKind } from './types.js';
 
 const PROMPT = '\x1b[1;32magent@sandtab\x1b[0m:\x1b[1;34m$\x1b[0m ';
 /** Cells the prompt takes on the screen (without its colour codes). */
 const PROMPT_WIDTH = 'agent@sandtab:$ '.length;
+/** The prompt of a command's next line (bash's `PS2`). */
+const CONTINUATION = '> ';
+/** Lines of history kept per sandbox name, in the page's localStorage. */
+const HISTORY_KEPT = 1000;
+const historyKey = (name: string) => `sandtab-terminal-history:${name}`;
+/** Choices a second Tab lists at most. */
+const LISTED_AT_MOST = 200;
+
+/** The longest start all of `words` share. */
+function commonPrefix(words: string[]): string {
+  let prefix = words[0] ?? '';
+  for (const word of words) {
+    while (!word.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  }
+  return prefix;
+}
 const TEXT = new TextEncoder();
 const TEXT_OUT = new TextDecoder();
 
@@ -69,7 +86,16 @@ export class SandtabTerminal extends HTMLElement {
   /** Counts removals, so a start that finishes after one knows it is too late. */
   #connections = 0;
   #term: Terminal | null = null;
-  #editor = new LineEditor();
+  #editor = new LineEditor(HISTORY_KEPT);
+  /** The lines of a command that goes on (shown with the `> ` prompt), and whether
+   * the terminal waits for the runtime's answer (whether the last line completed it, a
+   * Tab's choices): keys typed meanwhile wait in `#typeAhead`. */
+  #continued: string[] = [];
+  #checking = false;
+  /** Tabs pressed in a row (the second lists the choices). */
+  #tabs = 0;
+  /** The sandbox name the history is kept under (null until known). */
+  #historyName: string | null = null;
   #running = false;
   /** The running command's stdin, and the line being typed to it. */
   #stdin: ReadableStreamDefaultController<string> | null = null;
@@ -133,7 +159,11 @@ export class SandtabTerminal extends HTMLElement {
       fontSize: 14,
       scrollback: 5000,
       theme: themeFor(this.getAttribute('theme')),
+      // For `unicode`: the cell widths the line editor uses too.
+      allowProposedApi: true,
     });
+    term.unicode.register(unicodeProvider);
+    term.unicode.activeVersion = unicodeProvider.version;
     this.#term = term;
     const fit = new FitAddon();
     term.loadAddon(fit);
@@ -278,8 +308,29 @@ export class SandtabTerminal extends HTMLElement {
       this.#owned = true;
       term.write('\r\x1b[K');
     }
+    await this.#loadHistory();
     term.write('sandtab: a sandbox in this tab. Ctrl-C stops a command.\r\n');
     term.write(PROMPT);
+  }
+
+  /** The history kept for this sandbox's name, from an earlier visit. */
+  async #loadHistory(): Promise<void> {
+    try {
+      this.#historyName = (await this.#sandbox!.info()).name;
+      const kept: unknown = JSON.parse(localStorage.getItem(historyKey(this.#historyName)) ?? '[]');
+      if (Array.isArray(kept)) this.#editor.loadHistory(kept.filter((line): line is string => typeof line === 'string'));
+    } catch {
+      // No storage (a private window, Node) or unreadable: the history starts empty.
+    }
+  }
+
+  #saveHistory(): void {
+    if (this.#historyName === null) return;
+    try {
+      localStorage.setItem(historyKey(this.#historyName), JSON.stringify(this.#editor.history.slice(-HISTORY_KEPT)));
+    } catch {
+      // Full or refused: the history is kept for this visit only.
+    }
   }
 
   #input(data: string): void {
@@ -304,8 +355,10 @@ export class SandtabTerminal extends HTMLElement {
         }
         continue;
       }
-      // Starting a command sets #running at once, so keys after Enter wait for it.
-      this.#key(key);
+      // Starting a command sets #running at once, and asking whether a line is a whole
+      // command sets #checking: keys after Enter wait for either.
+      if (this.#checking) this.#typeAhead.push(key);
+      else this.#key(key);
     }
   }
 
@@ -361,22 +414,36 @@ export class SandtabTerminal extends HTMLElement {
   #key(key: string): void {
     const term = this.#term;
     if (!term) return;
+    this.#tabs = key === '\t' ? this.#tabs + 1 : 0;
+    const searching = this.#editor.searchPrompt !== null;
+    if (key === '\t' && this.#editor.searchPrompt === null) {
+      // Keys typed while the runtime answers wait for it, as a shell reads them after.
+      this.#checking = true;
+      void this.#complete(term, this.#tabs > 1).finally(() => {
+        this.#checking = false;
+        const waiting = this.#typeAhead;
+        this.#typeAhead = [];
+        for (const next of waiting) this.#input(next);
+      });
+      return;
+    }
     const result = this.#editor.key(key);
     switch (result.kind) {
       case 'edit':
         this.#redraw();
         return;
       case 'submit':
+        // A line found by Ctrl-R shows with the prompt again before it runs, as in bash.
+        if (searching) this.#redraw({ line: result.line, cursor: result.line.length, searchPrompt: null });
+        this.#saveHistory();
         // From wherever the cursor is in a wrapped line, to below its end.
         term.write(this.#toInputEnd() + '\r\n');
         this.#inputRow = this.#inputEndRow = 0;
-        if (result.line.trim() === '') {
-          term.write(PROMPT);
-          return;
-        }
-        void this.#execute(result.line);
+        void this.#submit(term, result.line);
         return;
       case 'interrupt':
+        // Also drops the lines of a command still going on.
+        this.#continued = [];
         term.write(this.#toInputEnd() + '^C\r\n' + PROMPT);
         this.#inputRow = this.#inputEndRow = 0;
         return;
@@ -385,9 +452,62 @@ export class SandtabTerminal extends HTMLElement {
         this.#inputRow = this.#inputEndRow = 0;
         this.#redraw();
         return;
+      case 'eof':
+      // At an empty prompt Ctrl-D is ignored, as with bash's `ignoreeof`: the terminal
+      // has nothing to close.
       case 'none':
         return;
     }
+  }
+
+  /** Tab: completes the word before the cursor as far as the choices agree; when they
+   * agree no further, a second Tab lists them (as bash does). */
+  async #complete(term: Terminal, list: boolean): Promise<void> {
+    const sandbox = this.#sandbox;
+    if (!sandbox) return;
+    const { line, cursor } = this.#editor;
+    let answer: { word: string; candidates: string[] };
+    try {
+      answer = await sandbox.complete(line.slice(0, cursor));
+    } catch {
+      return; // busy (the page runs a command) or closed: Tab does nothing
+    }
+    if (this.#term !== term || this.#running || this.#editor.line !== line || this.#editor.cursor !== cursor) return;
+    const { word, candidates } = answer;
+    if (candidates.length === 0) {
+      term.write('\x07');
+      return;
+    }
+    const common = commonPrefix(candidates);
+    if (common.length > word.length || candidates.length === 1) {
+      const done = candidates.length === 1 && !common.endsWith('/');
+      this.#editor.insert(common.slice(word.length) + (done ? ' ' : ''));
+      this.#tabs = 0;
+      this.#redraw();
+      return;
+    }
+    if (!list) {
+      term.write('\x07');
+      return;
+    }
+    // Below the line, in columns, by their last part (as bash lists paths), then the
+    // prompt and the line again.
+    const shown = candidates.slice(0, LISTED_AT_MOST).map((c) => c.replace(/^.*\/(?=.)/, '').replace(/\\(.)/g, '$1'));
+    const width = Math.max(...shown.map(cellWidth)) + 2;
+    const columns = Math.max(1, Math.floor(term.cols / width));
+    const rows = Math.ceil(shown.length / columns);
+    let text = this.#toInputEnd() + '\r\n';
+    for (let row = 0; row < rows; row++) {
+      for (let column = 0; column < columns; column++) {
+        const item = shown[column * rows + row];
+        if (item !== undefined) text += item + ' '.repeat(Math.max(0, width - cellWidth(item)));
+      }
+      text = text.trimEnd() + '\r\n';
+    }
+    if (candidates.length > shown.length) text += `… and ${candidates.length - shown.length} more\r\n`;
+    term.write(text);
+    this.#inputRow = this.#inputEndRow = 0;
+    this.#redraw();
   }
 
   /** The escape codes that move the cursor down to the input's last row. */
@@ -400,14 +520,16 @@ export class SandtabTerminal extends HTMLElement {
   // prompt's row, clear to the end of the screen, write it all, then put the cursor on
   // its cell. After exactly `cols` cells the cursor waits at the row's last cell (the
   // next character wraps), which `rowOf` counts as that row.
-  #redraw(): void {
+  #redraw(shown: Pick<LineEditor, 'line' | 'cursor' | 'searchPrompt'> = this.#editor): void {
     const term = this.#term;
     if (!term) return;
-    const { line, cursor } = this.#editor;
+    const { line, cursor, searchPrompt } = shown;
+    const prompt = searchPrompt ?? (this.#continued.length > 0 ? CONTINUATION : PROMPT);
+    const promptWidth = prompt === PROMPT ? PROMPT_WIDTH : cellWidth(prompt);
     const cols = Math.max(1, term.cols);
     const rowOf = (cells: number) => (cells > 0 && cells % cols === 0 ? cells / cols - 1 : Math.floor(cells / cols));
-    const end = PROMPT_WIDTH + line.length;
-    const at = PROMPT_WIDTH + cursor;
+    const end = promptWidth + cellWidth(line);
+    const at = promptWidth + cellWidth(line.slice(0, cursor));
     const up = this.#inputRow > 0 ? `\x1b[${this.#inputRow}A` : '';
     let row = rowOf(end);
     this.#inputEndRow = row;
@@ -419,7 +541,7 @@ export class SandtabTerminal extends HTMLElement {
       row = target;
     }
     this.#inputRow = row;
-    term.write(`${up}\r\x1b[J${PROMPT}${line}${place}`);
+    term.write(`${up}\r\x1b[J${prompt}${line}${place}`);
   }
 
   async #execute(line: string): Promise<number> {
@@ -495,11 +617,48 @@ export class SandtabTerminal extends HTMLElement {
     const pending = [...unread, ...this.#cooked, ...this.#typeAhead];
     this.#cooked = '';
     this.#typeAhead = [];
-    for (const key of pending) {
-      if (this.#running) this.#typeAhead.push(key);
+    this.#replay(pending);
+    return exitCode;
+  }
+
+  /** Keys typed while the terminal was busy, typed again now. */
+  #replay(keys: string[]): void {
+    for (const key of keys) {
+      if (this.#running || this.#checking) this.#typeAhead.push(key);
       else this.#key(key);
     }
-    return exitCode;
+  }
+
+  /** Enter: a whole command runs; one that goes on (`for x in a b`, an open quote)
+   * gets the `> ` prompt for its next line, as in bash, and runs once whole. A paste
+   * of several lines goes the same way, line by line. */
+  async #submit(term: Terminal, line: string): Promise<void> {
+    const script = [...this.#continued, line].join('\n');
+    if (script.trim() === '') {
+      term.write(PROMPT);
+      return;
+    }
+    this.#checking = true;
+    let whole = true;
+    try {
+      whole = await this.#sandbox!.isComplete(script);
+    } catch {
+      // Closed or failed: run it, and let the run say what is wrong.
+    }
+    this.#checking = false;
+    if (this.#term !== term) return;
+    if (whole) {
+      this.#continued = [];
+      void this.#execute(script);
+    } else {
+      this.#continued.push(line);
+      term.write(CONTINUATION);
+    }
+    // Keys typed while it was asked, as if typed now: to the command's stdin if it
+    // started (as keys typed while it runs), else to the line.
+    const waiting = this.#typeAhead;
+    this.#typeAhead = [];
+    for (const key of waiting) this.#input(key);
   }
 }
 

@@ -246,6 +246,19 @@ pub enum Op {
     CloseSession { name: String },
     /// The sessions that exist: [`Reply::Names`].
     SessionNames,
+    /// Tab completion: what may complete the word before the cursor of a terminal's
+    /// line (`before`, the line up to the cursor) in session `session` ("main" when
+    /// left out): [`Reply::Completion`]. A query: nothing runs.
+    Complete {
+        before: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        session: Option<String>,
+    },
+    /// Whether `script` is a whole command, or one that goes on (an open quote, `if`
+    /// without `fi`, a trailing `|`): [`Reply::Flag`], true when whole or wrong beyond
+    /// what more lines could fix. A terminal asks before running a line. A query.
+    IsComplete { script: String },
     /// The agent's `read_file`: [`Reply::Text`] (the text).
     ReadText {
         path: String,
@@ -297,6 +310,8 @@ impl Op {
                 | Op::Snapshots
                 | Op::AuditLog
                 | Op::ToolDefinitions { .. }
+                | Op::Complete { .. }
+                | Op::IsComplete { .. }
         )
     }
 
@@ -438,6 +453,12 @@ pub enum Reply {
     },
     Names {
         names: Vec<String>,
+    },
+    /// The word being completed (as typed) and what may take its place, sorted (a
+    /// directory ends with `/`).
+    Completion {
+        word: String,
+        candidates: Vec<String>,
     },
     Entries {
         entries: Vec<DirEntry>,

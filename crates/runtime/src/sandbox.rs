@@ -384,6 +384,20 @@ impl Sandbox {
             Op::ToolDefinitions { format } => Reply::Text {
                 text: crate::tools::definitions(&self.gate, format)?,
             },
+            Op::Complete { before, session } => {
+                // A command running holds the sessions: nothing to offer until it ends.
+                let Ok(mut sessions) = self.sessions.try_borrow_mut() else {
+                    return Err(RuntimeError::busy());
+                };
+                let shell = sessions
+                    .session(session.as_deref().unwrap_or(sandtab_shell::DEFAULT_SESSION))
+                    .map_err(|err| RuntimeError::invalid(err.to_string()))?;
+                let sandtab_shell::Completion { word, candidates } = shell.complete(before);
+                Reply::Completion { word, candidates }
+            }
+            Op::IsComplete { script } => Reply::Flag {
+                value: sandtab_shell::is_complete(script),
+            },
             other => {
                 return Err(RuntimeError::invalid(format!(
                     "{} is not a query: run it",
@@ -560,7 +574,9 @@ impl Sandbox {
             | Op::Info
             | Op::Snapshots
             | Op::AuditLog
-            | Op::ToolDefinitions { .. } => self.query(&op)?,
+            | Op::ToolDefinitions { .. }
+            | Op::Complete { .. }
+            | Op::IsComplete { .. } => self.query(&op)?,
         })
     }
 

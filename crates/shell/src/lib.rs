@@ -8,6 +8,7 @@
 //! Platform-free: it runs natively (tests, a CLI) and in the browser's worker.
 
 mod commands;
+mod completion;
 mod error;
 mod exec_overrides;
 pub mod file_tools;
@@ -22,6 +23,7 @@ pub mod replay;
 mod sessions;
 mod stdin_feed;
 
+pub use completion::{Completion, is_complete};
 pub use error::ShellError;
 pub use exec_overrides::Overridden;
 pub use fs_adapter::WallClock;
