@@ -220,8 +220,13 @@ for (const name of browserNames) {
       assert.equal(sent[0].headers.authorization, undefined);
       const body = sent[1].body;
       assert.equal(body.model, 'scripted-claude');
-      assert.match(body.system, /sandtab/);
+      // The system prompt and the tools carry cache breakpoints (prompt caching).
+      assert.equal(body.system.length, 1);
+      assert.match(body.system[0].text, /sandtab/);
+      assert.deepEqual(body.system[0].cache_control, { type: 'ephemeral' });
       assert.ok(body.tools.some((t) => t.name === 'bash' && t.input_schema));
+      assert.deepEqual(body.tools.at(-1).cache_control, { type: 'ephemeral' });
+      assert.ok(body.tools.slice(0, -1).every((t) => t.cache_control === undefined));
       // user, assistant(text+tool_use), user(tool_result), ... alternating, as the API requires.
       const roles = body.messages.map((m) => m.role);
       for (let i = 1; i < roles.length; i++) assert.notEqual(roles[i], roles[i - 1], roles.join());

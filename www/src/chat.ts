@@ -110,6 +110,7 @@ function renderTurn(turn: Turn, running: boolean, actions: ChatActions): HTMLEle
     }
   }
   if (turn.status === 'running') article.append(element('p', 'working', 'Working…'));
+  if (turn.noRevert && turn.status !== 'running') article.append(element('p', 'turn-note', turn.noRevert));
   if (turn.status === 'stopped') article.append(element('p', 'turn-note', turn.error ? `Stopped: ${turn.error}.` : 'Stopped by you.'));
   if (turn.status === 'error') article.append(element('p', 'turn-error', `The model call failed: ${turn.error}`));
   return article;

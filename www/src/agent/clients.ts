@@ -6,6 +6,20 @@
 import { ModelError, parseArgs, type Message, type ModelReply, type ToolCall } from './messages';
 import { eventJson, streamEvents } from './stream';
 
+/** The tools with a cache breakpoint on the last one. */
+function withCacheBreakpoint(tools: unknown[]): unknown[] {
+  const last = tools.at(-1);
+  if (last === null || typeof last !== 'object') return tools;
+  return [...tools.slice(0, -1), { ...(last as object), cache_control: { type: 'ephemeral' } }];
+}
+
+/** OpenAI's reasoning models (the o-series, the gpt-5 family) refuse `max_tokens` and
+ * take `max_completion_tokens`; other chat-completions servers know only `max_tokens`. */
+export function outputLimit(settings: { model: string; maxTokens: number }): { max_tokens: number } | { max_completion_tokens: number } {
+  const reasoning = /^(?:[\w-]+\/)?(?:o\d|gpt-5)/i.test(settings.model);
+  return reasoning ? { max_completion_tokens: settings.maxTokens } : { max_tokens: settings.maxTokens };
+}
+
 export type Provider = 'openai' | 'anthropic';
 
 export interface ModelSettings {
@@ -88,7 +102,7 @@ async function callOpenAi(settings: ModelSettings, options: CallOptions): Promis
       model: settings.model,
       messages: openaiMessages(options.system, options.messages),
       ...(options.tools.length > 0 && { tools: options.tools }),
-      max_tokens: settings.maxTokens,
+      ...outputLimit(settings),
       stream: true,
     },
   });
@@ -173,9 +187,11 @@ async function callAnthropic(settings: ModelSettings, options: CallOptions): Pro
     body: {
       model: settings.model,
       max_tokens: settings.maxTokens,
-      system: options.system,
+      // The system prompt and the tools are the same every call: cached (Anthropic's
+      // prompt caching; a breakpoint on the last tool covers the tools and the system).
+      system: [{ type: 'text', text: options.system, cache_control: { type: 'ephemeral' } }],
       messages: anthropicMessages(options.messages),
-      ...(options.tools.length > 0 && { tools: options.tools }),
+      ...(options.tools.length > 0 && { tools: withCacheBreakpoint(options.tools) }),
       stream: true,
     },
   });

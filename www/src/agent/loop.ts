@@ -34,6 +34,8 @@ export interface Turn {
   prompt: string;
   /** The snapshot of the files taken just before the turn (for revert). */
   snapshotId: number | null;
+  /** Why the turn has no snapshot, when the sandbox cannot take one (kept in memory). */
+  noRevert?: string;
   /** Where the turn's messages start in the conversation. */
   messageStart: number;
   started: number;
@@ -128,7 +130,13 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
   const cancel = () => sandbox.cancel();
   signal.addEventListener('abort', cancel);
   try {
-    turn.snapshotId = (await sandbox.snapshot(`before turn ${turn.id}`)).id;
+    try {
+      turn.snapshotId = (await sandbox.snapshot(`before turn ${turn.id}`)).id;
+    } catch (err) {
+      // A sandbox kept in memory has no snapshots: the turn runs, without a revert.
+      if ((err as { code?: string }).code !== 'ENOTSUP') throw err;
+      turn.noRevert = 'This project is kept in memory (?storage=memory), which keeps no snapshots: this turn cannot be reverted.';
+    }
     conversation.messages.push({ role: 'user', text: prompt });
     update();
     await context.onCheckpoint();

@@ -1,0 +1,83 @@
+// The coding agent in the less common ways people run it: a project kept in memory
+// (`?storage=memory`, no snapshots), an OpenAI reasoning model (which refuses
+// `max_tokens`), and a file tree three folders deep (its text keeps its size).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve } from '../../scripts/serve.mjs';
+import { startModelServer } from './servers/model.mjs';
+import { browserNames, launch, openPage } from './browsers.mjs';
+import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
+
+for (const name of browserNames) {
+  describe(`agent modes in ${name}`, () => {
+    let site;
+    let model;
+    let browser;
+    let page;
+    let errors;
+
+    before(async () => {
+      site = await serve(DEMO_ROOT);
+      model = await startModelServer();
+      browser = await launch(name);
+      ({ page, errors } = await openPage(browser, `${site.url}?storage=memory&sandbox=memory-${Date.now()}`));
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt');
+    });
+
+    after(async () => {
+      await browser?.close();
+      await model?.close();
+      await site?.close();
+    });
+
+    test('in memory, a turn runs (without a revert) and a reasoning model gets max_completion_tokens', async () => {
+      await page.click('#settings');
+      await page.waitForSelector('#settings-dialog[open]');
+      for (const [field, value] of Object.entries({ provider: 'openai', endpoint: `${model.url}/v1`, model: 'o4-mini', apiKey: 'sk-test' })) {
+        await page.$eval(`#settings-dialog [name="${field}"]`, (el, v) => {
+          el.value = v;
+          el.dispatchEvent(new Event('change'));
+        }, value);
+      }
+      await page.click('#settings-save');
+      model.script([{ toolCalls: [{ name: 'bash', args: { command: 'mkdir -p a/b/c && echo deep > a/b/c/f.txt' } }] }, { text: 'Made it.' }]);
+      await page.focus('#prompt');
+      await page.keyboard.type('Make a deep file.');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.querySelector('.turn') && !document.querySelector('.turn.running'), { timeout: 60_000 });
+      const turn = await page.$eval('.turn', (el) => ({
+        status: el.className,
+        error: el.querySelector('.turn-error')?.textContent ?? null,
+        notes: [...el.querySelectorAll('.turn-note')].map((n) => n.textContent),
+        revert: el.querySelector('.revert') !== null,
+        answer: el.querySelector('.answer')?.textContent.trim(),
+      }));
+      assert.deepEqual(turn, {
+        status: 'turn done',
+        error: null,
+        notes: ['This project is kept in memory (?storage=memory), which keeps no snapshots: this turn cannot be reverted.'],
+        revert: false,
+        answer: 'Made it.',
+      });
+      const sent = model.requests.filter((r) => r.path === '/v1/chat/completions');
+      assert.equal(sent.length, 2);
+      for (const request of sent) {
+        assert.equal(request.body.max_completion_tokens, request.body.max_completion_tokens | 0);
+        assert.ok(request.body.max_completion_tokens > 0);
+        assert.equal('max_tokens' in request.body, false);
+      }
+    });
+
+    test('the file tree keeps its text size at every depth', async () => {
+      await page.waitForFunction(() => [...document.querySelectorAll('#files li.file')].some((li) => li.textContent.startsWith('f.txt')), { timeout: 10_000 });
+      const sizes = await page.evaluate(() => {
+        const size = (el) => getComputedStyle(el).fontSize;
+        const deep = [...document.querySelectorAll('#files li.file')].find((li) => li.textContent.startsWith('f.txt'));
+        const top = document.querySelector('#files li');
+        return { top: size(top), deep: size(deep) };
+      });
+      assert.equal(sizes.deep, sizes.top);
+      assert.deepEqual(errors, []);
+    });
+  });
+}
