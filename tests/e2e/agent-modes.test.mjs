@@ -68,6 +68,41 @@ for (const name of browserNames) {
       }
     });
 
+    test('a step keeps the open state the person chose while the turn goes on; outputs copy', async () => {
+      model.script([
+        { toolCalls: [{ name: 'bash', args: { command: 'echo first-step' } }] },
+        { toolCalls: [{ name: 'bash', args: { command: 'sleep 3; echo second-step' } }] },
+        { text: 'Both ran.' },
+      ]);
+      await page.$eval('#prompt', (el) => (el.value = ''));
+      await page.focus('#prompt');
+      await page.keyboard.type('Run two steps.');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => [...document.querySelectorAll('.turn:last-child .step.running .gist')].some((g) => g.textContent.includes('sleep 3')), { timeout: 30_000 });
+      // The person folds the first step while the second runs.
+      const first = '.turn:last-child .step';
+      assert.equal(await page.$eval(first, (el) => el.open), true);
+      await page.evaluate((sel) => (window.firstStep = document.querySelector(sel)), first);
+      await page.click(`${first} summary`);
+      await page.waitForFunction(() => !document.querySelector('.turn:last-child .turn.running, .turn.running'), { timeout: 60_000 });
+      const after = await page.evaluate((sel) => {
+        const step = document.querySelector(sel);
+        return { same: step === window.firstStep, open: step.open, answer: document.querySelector('.turn:last-child .answer')?.textContent.trim() };
+      }, first);
+      assert.deepEqual(after, { same: true, open: false, answer: 'Both ran.' });
+      // Copy puts the output on the clipboard.
+      await page.evaluate(() => {
+        window.copied = [];
+        navigator.clipboard.writeText = async (text) => void window.copied.push(text);
+      });
+      await page.click(`${first} summary`);
+      await page.click(`${first} .copy`);
+      const copied = await page.evaluate(() => window.copied);
+      const output = await page.$eval(`${first} .output`, (el) => el.textContent);
+      assert.deepEqual(copied, [output]);
+      assert.match(output, /^first-step\n/);
+    });
+
     test('the file tree keeps its text size at every depth', async () => {
       await page.waitForFunction(() => [...document.querySelectorAll('#files li.file')].some((li) => li.textContent.startsWith('f.txt')), { timeout: 10_000 });
       const sizes = await page.evaluate(() => {

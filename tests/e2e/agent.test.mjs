@@ -174,6 +174,29 @@ for (const name of browserNames) {
       assert.deepEqual(turn.steps[2].files, [`~ ${APP}`]);
       assert.match(turn.steps[3].output, /^total 10\n\[exit code 0\]$/);
       assert.deepEqual(turn.answers, ['I will write the script.', 'A typo: totl.', 'Fixed: app.py prints total 10.']);
+      // What each file tool changed, as a diff; and the turn's change to the file.
+      const diffs = await page.$$eval('.turn:last-child .step', (steps) =>
+        steps.map((step) => [...step.querySelectorAll('.file-diff')].map((d) => [d.querySelector('.diff-path').textContent, d.querySelector('.diff-count').textContent, [...d.querySelectorAll('.diff > span')].map((l) => l.textContent)])),
+      );
+      assert.deepEqual(diffs, [
+        [[`+ ${APP}`, '+2 −0', ['@@ -0,0 +1,2 @@', '+total = sum(range(5))', '+print("total", totl)']]],
+        [],
+        [[`~ ${APP}`, '+1 −1', ['@@ -1,2 +1,2 @@', ' total = sum(range(5))', '-print("total", totl)', '+print("total", total)']]],
+        [],
+      ]);
+      const turnChanges = await page.$eval('.turn:last-child .turn-changes', (el) => ({
+        title: el.querySelector('.changes-title').textContent,
+        lines: [...el.querySelectorAll('.diff > span')].map((l) => l.textContent),
+      }));
+      assert.deepEqual(turnChanges, {
+        title: 'Changes in this turn: 1 file, +2 −0',
+        lines: ['@@ -0,0 +1,2 @@', '+total = sum(range(5))', '+print("total", total)'],
+      });
+      // Token use, from the usage the endpoint sends when asked (10 in, 5 out a call).
+      assert.equal(
+        await page.$eval('.turn:last-child .turn-usage', (el) => el.textContent),
+        'Tokens: 50 in, 25 out (5 model calls); the conversation so far: 50 in, 25 out',
+      );
 
       // What the model was sent: the key only in its header, the sandbox's tools, and
       // each tool's result (the error included) in the next request.
@@ -181,6 +204,7 @@ for (const name of browserNames) {
       assert.equal(sent.length, 5);
       assert.equal(sent[0].headers.authorization, 'Bearer sk-test-key');
       assert.equal(sent[0].body.stream, true);
+      assert.deepEqual(sent[0].body.stream_options, { include_usage: true });
       assert.equal(sent[0].body.model, 'scripted-gpt');
       const toolNames = sent[0].body.tools.map((t) => t.function.name);
       for (const tool of ['bash', 'read_file', 'write_file', 'edit_file']) assert.ok(toolNames.includes(tool), toolNames.join());
@@ -218,6 +242,10 @@ for (const name of browserNames) {
       assert.equal(sent[0].headers['x-api-key'], 'ant-test-key');
       assert.equal(sent[0].headers['anthropic-version'], '2023-06-01');
       assert.equal(sent[0].headers.authorization, undefined);
+      assert.equal(
+        await page.$eval('.turn:last-child .turn-usage', (el) => el.textContent),
+        'Tokens: 20 in, 10 out (2 model calls); the conversation so far: 70 in, 35 out',
+      );
       const body = sent[1].body;
       assert.equal(body.model, 'scripted-claude');
       // The system prompt and the tools carry cache breakpoints (prompt caching).

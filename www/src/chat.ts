@@ -4,6 +4,7 @@
 
 import type { ProgressEvent } from 'sandtab';
 import type { Conversation, ToolStep, Turn } from './agent/loop';
+import type { FileDiff } from './agent/diffs';
 import { markdownToHtml } from './markdown';
 
 export interface ChatActions {
@@ -47,14 +48,18 @@ function renderStep(step: ToolStep): HTMLElement {
   // Failures are open to read; long successful outputs stay folded.
   box.open = step.status !== 'ok' || step.output.length < 2_000;
   const summary = element('summary', 'step-title');
+  // A step the person opened or closed keeps that when it is drawn again.
+  summary.addEventListener('click', () => (box.dataset.chosen = 'yes'));
   summary.append(element('code', 'gist', stepTitle(step)), element('span', 'state', STATUS_TEXT[step.status]));
   box.append(summary);
-  if (step.name === 'write_file' && typeof step.args.content === 'string') {
+  if (step.diffs && step.diffs.length > 0) {
+    for (const diff of step.diffs) box.append(renderDiff(diff, true));
+  } else if (step.name === 'write_file' && typeof step.args.content === 'string') {
     box.append(element('pre', 'input', step.args.content));
   } else if (step.name === 'edit_file') {
     box.append(element('pre', 'input diff', `- ${String(step.args.old_string ?? '')}\n+ ${String(step.args.new_string ?? '')}`));
   }
-  if (step.output) box.append(element('pre', 'output', step.output));
+  if (step.output) box.append(withCopy(element('pre', 'output', step.output), step.output));
   if (step.truncated) box.append(element('p', 'note', 'The model was given this output shortened (start and end).'));
   if (step.filesChanged.length > 0) {
     const files = element('ul', 'files-changed');
@@ -62,6 +67,21 @@ function renderStep(step: ToolStep): HTMLElement {
     for (const change of step.filesChanged) files.append(element('li', `change ${change[0] === '+' ? 'added' : change[0] === '-' ? 'removed' : 'modified'}`, change));
     box.append(files);
   }
+  return box;
+}
+
+/** A file's change as a diff: `~ path +3 −1`, then its lines, coloured. */
+function renderDiff(diff: FileDiff, open: boolean): HTMLElement {
+  const box = element('details', `file-diff ${diff.mark === '+' ? 'added' : diff.mark === '-' ? 'removed' : 'modified'}`);
+  box.open = open;
+  const summary = element('summary', 'diff-title');
+  summary.append(element('code', 'diff-path', `${diff.mark} ${diff.path}`), element('span', 'diff-count', `+${diff.added} −${diff.removed}`));
+  const pre = element('pre', 'diff');
+  for (const line of diff.lines) {
+    const kind = line.startsWith('@@') ? 'hunk' : line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'same';
+    pre.append(element('span', kind, line));
+  }
+  box.append(summary, pre);
   return box;
 }
 
@@ -87,9 +107,47 @@ function renderWait(event: ProgressEvent): HTMLElement {
   return box;
 }
 
-function renderTurn(turn: Turn, running: boolean, actions: ChatActions): HTMLElement {
-  const article = element('article', `turn ${turn.status}`);
-  article.dataset.turn = String(turn.id);
+/** `block` with a Copy button for `text` (an output, a code block). */
+function withCopy(block: HTMLElement, text: string): HTMLElement {
+  const box = element('div', 'copyable');
+  // The label is drawn by CSS, so the block's text (what tests and screen readers
+  // read as the output) stays the output's.
+  const copy = element('button', 'copy');
+  copy.type = 'button';
+  copy.title = 'Copy to the clipboard';
+  copy.setAttribute('aria-label', 'Copy');
+  copy.addEventListener('click', (event) => {
+    event.preventDefault();
+    void navigator.clipboard.writeText(text).then(
+      () => (copy.dataset.state = 'copied'),
+      () => (copy.dataset.state = 'failed'),
+    );
+    setTimeout(() => delete copy.dataset.state, 1500);
+  });
+  box.append(block, copy);
+  return box;
+}
+
+/** An answer's Markdown, with a Copy button on each code block. */
+function renderAnswer(text: string): HTMLElement {
+  const answer = element('div', 'answer');
+  answer.innerHTML = markdownToHtml(text);
+  for (const code of answer.querySelectorAll('pre')) {
+    const holder = document.createElement('div');
+    code.replaceWith(holder);
+    holder.replaceWith(withCopy(code, code.textContent ?? ''));
+  }
+  return answer;
+}
+
+/** What decides how an item looks: drawn again only when it changes. */
+function itemKey(item: Turn['items'][number]): string {
+  if (item.kind === 'text') return `text:${item.text}`;
+  return JSON.stringify([item.status, item.output.length, item.truncated, item.filesChanged, item.args, item.diffs?.length ?? 0]);
+}
+
+/** A turn's head (the prompt, Revert) and foot (working, notes, error). */
+function renderHead(turn: Turn, running: boolean, actions: ChatActions): HTMLElement {
   const head = element('div', 'turn-head');
   head.append(element('div', 'prompt', turn.prompt));
   if (!running && turn.snapshotId !== null) {
@@ -99,21 +157,53 @@ function renderTurn(turn: Turn, running: boolean, actions: ChatActions): HTMLEle
     revert.addEventListener('click', () => actions.revert(turn.id));
     head.append(revert);
   }
-  article.append(head);
-  for (const item of turn.items) {
-    if (item.kind === 'text') {
-      const answer = element('div', 'answer');
-      answer.innerHTML = markdownToHtml(item.text);
-      article.append(answer);
-    } else {
-      article.append(renderStep(item));
-    }
+  return head;
+}
+
+/** `1,234 in, 56 out` (a model call's tokens). */
+function tokens(usage: { input: number; output: number }): string {
+  const n = (count: number) => count.toLocaleString('en-US');
+  return `${n(usage.input)} in, ${n(usage.output)} out`;
+}
+
+function renderFoot(turn: Turn, total: { input: number; output: number } | null): HTMLElement[] {
+  const foot: HTMLElement[] = [];
+  if (turn.diffs && turn.diffs.length > 0 && turn.status !== 'running') {
+    const changes = element('details', 'turn-changes');
+    const files = turn.diffs.length === 1 ? '1 file' : `${turn.diffs.length} files`;
+    const added = turn.diffs.reduce((n, d) => n + d.added, 0);
+    const removed = turn.diffs.reduce((n, d) => n + d.removed, 0);
+    changes.append(element('summary', 'changes-title', `Changes in this turn: ${files}, +${added} −${removed}`));
+    for (const diff of turn.diffs) changes.append(renderDiff(diff, true));
+    foot.push(changes);
   }
-  if (turn.status === 'running') article.append(element('p', 'working', 'Working…'));
-  if (turn.noRevert && turn.status !== 'running') article.append(element('p', 'turn-note', turn.noRevert));
-  if (turn.status === 'stopped') article.append(element('p', 'turn-note', turn.error ? `Stopped: ${turn.error}.` : 'Stopped by you.'));
-  if (turn.status === 'error') article.append(element('p', 'turn-error', `The model call failed: ${turn.error}`));
-  return article;
+  if (turn.usage && turn.status !== 'running') {
+    const calls = turn.usage.calls === 1 ? '1 model call' : `${turn.usage.calls} model calls`;
+    const sum = total ? `; the conversation so far: ${tokens(total)}` : '';
+    foot.push(element('p', 'turn-usage', `Tokens: ${tokens(turn.usage)} (${calls})${sum}`));
+  }
+  if (turn.status === 'running') foot.push(element('p', 'working', 'Working…'));
+  if (turn.noRevert && turn.status !== 'running') foot.push(element('p', 'turn-note', turn.noRevert));
+  if (turn.status === 'stopped') foot.push(element('p', 'turn-note', turn.error ? `Stopped: ${turn.error}.` : 'Stopped by you.'));
+  if (turn.status === 'error') foot.push(element('p', 'turn-error', `The model call failed: ${turn.error}`));
+  return foot;
+}
+
+/** Makes `parent`'s children `wanted`, moving and adding only what differs (a node
+ * kept in place keeps its state: an open step, a selection). */
+function reconcile(parent: HTMLElement, wanted: Node[]): void {
+  const current = [...parent.childNodes];
+  if (current.length === wanted.length && current.every((node, i) => node === wanted[i])) return;
+  if (current.length < wanted.length && current.every((node, i) => node === wanted[i])) {
+    parent.append(...wanted.slice(current.length));
+    return;
+  }
+  parent.replaceChildren(...wanted);
+}
+
+interface Drawn {
+  key: string;
+  nodes: HTMLElement[];
 }
 
 export class ChatPanel {
@@ -123,6 +213,10 @@ export class ChatPanel {
   readonly #stop: HTMLButtonElement;
   readonly #status: HTMLElement;
   #running = false;
+  /** What was drawn for each turn (its article, head and foot) and item, by object:
+   * a render draws again only what changed. */
+  #drawn = new WeakMap<object, Drawn>();
+  #totals = new Map<Turn, { input: number; output: number }>();
   /** A program the running step's command waits for, as its latest progress. */
   #waitingFor: ProgressEvent | null = null;
 
@@ -199,9 +293,56 @@ export class ChatPanel {
       this.#transcript.replaceChildren(element('p', 'empty', 'Ask the agent to build or fix something. It works on this project’s files with the shell, Python and QuickJS, in this tab.'));
       return;
     }
-    this.#transcript.replaceChildren(...conversation.turns.map((turn) => renderTurn(turn, this.#running, this.actions)));
+    // Each turn's foot says the tokens of the conversation up to its end.
+    this.#totals = new Map();
+    const total = { input: 0, output: 0 };
+    for (const turn of conversation.turns) {
+      total.input += turn.usage?.input ?? 0;
+      total.output += turn.usage?.output ?? 0;
+      if (turn.usage) this.#totals.set(turn, { ...total });
+    }
+    reconcile(this.#transcript, conversation.turns.map((turn) => this.#turn(turn)));
     this.#showWait();
     if (atBottom) this.#transcript.scrollTop = this.#transcript.scrollHeight;
+  }
+
+  /** A turn's article, its parts drawn again only where they changed. */
+  #turn(turn: Turn): HTMLElement {
+    let article = this.#drawn.get(turn)?.nodes[0];
+    if (!article) {
+      article = element('article', '');
+      article.dataset.turn = String(turn.id);
+      this.#drawn.set(turn, { key: '', nodes: [article] });
+    }
+    article.className = `turn ${turn.status}`;
+    const total = this.#totals.get(turn) ?? null;
+    const frameKey = JSON.stringify([turn.status, turn.error, turn.noRevert, turn.snapshotId !== null, this.#running, turn.usage, total, turn.diffs?.length ?? 0]);
+    const frame = this.#drawn.get(turn)!;
+    let head = frame.nodes[1];
+    let foot = frame.nodes.slice(2);
+    if (frame.key !== frameKey || !head) {
+      head = renderHead(turn, this.#running, this.actions);
+      foot = renderFoot(turn, total);
+      this.#drawn.set(turn, { key: frameKey, nodes: [article, head, ...foot] });
+    }
+    const items = turn.items.map((item) => this.#item(item));
+    reconcile(article, [head, ...items, ...foot]);
+    return article;
+  }
+
+  #item(item: Turn['items'][number]): HTMLElement {
+    const key = itemKey(item);
+    const drawn = this.#drawn.get(item);
+    if (drawn && drawn.key === key) return drawn.nodes[0];
+    const node = item.kind === 'text' ? renderAnswer(item.text) : renderStep(item);
+    // The person's choice of open or closed outlives a redraw of the step.
+    const before = drawn?.nodes[0];
+    if (before instanceof HTMLDetailsElement && before.dataset.chosen && node instanceof HTMLDetailsElement) {
+      node.open = before.open;
+      node.dataset.chosen = 'yes';
+    }
+    this.#drawn.set(item, { key, nodes: [node] });
+    return node;
   }
 
   /** A program's progress: while a command waits for it, the running step shows it. */

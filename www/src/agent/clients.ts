@@ -3,7 +3,7 @@
 // messages. Each turns the conversation into its request and its event stream back into
 // one `ModelReply`, reporting text as it arrives.
 
-import { ModelError, parseArgs, type Message, type ModelReply, type ToolCall } from './messages';
+import { ModelError, parseArgs, type Message, type ModelReply, type TokenUsage, type ToolCall } from './messages';
 import { eventJson, streamEvents } from './stream';
 
 /** The tools with a cache breakpoint on the last one. */
@@ -82,6 +82,8 @@ interface OpenAiChunk {
     };
     finish_reason?: string | null;
   }[];
+  /** In a last chunk, when asked for with `stream_options.include_usage`. */
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
   error?: { message?: string };
 }
 
@@ -92,6 +94,7 @@ async function callOpenAi(settings: ModelSettings, options: CallOptions): Promis
   let text = '';
   let stopReason = '';
   let done = false;
+  let usage: TokenUsage | undefined;
   const calls: { id: string; name: string; argsText: string }[] = [];
   const events = streamEvents({
     url,
@@ -104,6 +107,7 @@ async function callOpenAi(settings: ModelSettings, options: CallOptions): Promis
       ...(options.tools.length > 0 && { tools: options.tools }),
       ...outputLimit(settings),
       stream: true,
+      stream_options: { include_usage: true },
     },
   });
   for await (const event of events) {
@@ -113,6 +117,7 @@ async function callOpenAi(settings: ModelSettings, options: CallOptions): Promis
     }
     const chunk = eventJson<OpenAiChunk>(event);
     if (chunk.error) throw new ModelError(`the model reported an error: ${chunk.error.message ?? 'unknown'}`, 'stream');
+    if (chunk.usage) usage = { input: chunk.usage.prompt_tokens ?? 0, output: chunk.usage.completion_tokens ?? 0 };
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta ?? {};
       if (delta.content) {
@@ -132,7 +137,7 @@ async function callOpenAi(settings: ModelSettings, options: CallOptions): Promis
   const toolCalls: ToolCall[] = calls
     .filter(Boolean)
     .map((call, index) => ({ ...call, id: call.id || `call_${index}`, args: parseArgs(call.argsText) }));
-  return { text, toolCalls, stopReason: stopReason || 'stop' };
+  return { text, toolCalls, stopReason: stopReason || 'stop', ...(usage && { usage }) };
 }
 
 // --- Anthropic messages --------------------------------------------------------------
@@ -163,7 +168,17 @@ interface AnthropicEvent {
   index?: number;
   content_block?: { type: string; id?: string; name?: string; text?: string };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
+  /** message_start's message carries the input's usage; message_delta the output's. */
+  message?: { usage?: AnthropicUsage };
+  usage?: AnthropicUsage;
   error?: { type?: string; message?: string };
+}
+
+interface AnthropicUsage {
+  input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+  output_tokens?: number;
 }
 
 async function callAnthropic(settings: ModelSettings, options: CallOptions): Promise<ModelReply> {
@@ -178,6 +193,7 @@ async function callAnthropic(settings: ModelSettings, options: CallOptions): Pro
   let text = '';
   let stopReason = '';
   let stopped = false;
+  const usage: TokenUsage = { input: 0, output: 0 };
   const blocks: { kind: string; id: string; name: string; argsText: string }[] = [];
   const events = streamEvents({
     url,
@@ -217,8 +233,16 @@ async function callAnthropic(settings: ModelSettings, options: CallOptions): Pro
         }
         break;
       }
+      case 'message_start': {
+        const used = data.message?.usage ?? {};
+        // Cached and newly cached prompt tokens are read too.
+        usage.input = (used.input_tokens ?? 0) + (used.cache_creation_input_tokens ?? 0) + (used.cache_read_input_tokens ?? 0);
+        usage.output = used.output_tokens ?? 0;
+        break;
+      }
       case 'message_delta':
         if (data.delta?.stop_reason) stopReason = data.delta.stop_reason;
+        if (data.usage?.output_tokens !== undefined) usage.output = data.usage.output_tokens;
         break;
       case 'message_stop':
         stopped = true;
@@ -226,7 +250,7 @@ async function callAnthropic(settings: ModelSettings, options: CallOptions): Pro
       case 'error':
         throw new ModelError(`the model reported an error: ${data.error?.message ?? data.error?.type ?? 'unknown'}`, 'stream');
       default:
-        // message_start, content_block_stop, ping: nothing to keep.
+        // content_block_stop, ping: nothing to keep.
         break;
     }
     if (stopped) break;
@@ -235,7 +259,7 @@ async function callAnthropic(settings: ModelSettings, options: CallOptions): Pro
   const toolCalls: ToolCall[] = blocks
     .filter((block) => block?.kind === 'tool_use')
     .map((block) => ({ id: block.id, name: block.name, argsText: block.argsText, args: parseArgs(block.argsText) }));
-  return { text, toolCalls, stopReason: stopReason || 'end_turn' };
+  return { text, toolCalls, stopReason: stopReason || 'end_turn', usage };
 }
 
 /** One model call in the configured provider's format. */

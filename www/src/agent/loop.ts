@@ -9,6 +9,32 @@ import { SandboxError } from 'sandtab';
 import { callModel, type ModelSettings } from './clients';
 import { argsAreValid, ModelError, type Message, type ToolCall } from './messages';
 import { changedFiles, scanFiles } from './files';
+import { fileDiff, readText, toolPath, type FileDiff, type FileText } from './diffs';
+
+/** The tools that name the file they change. */
+const FILE_TOOLS = new Set(['write_file', 'edit_file']);
+
+/** Each file's text before the turn first changed it (when known) and after its last
+ * change so far, by path. */
+type TurnTexts = Map<string, { first: FileText; last: FileText; changed: boolean }>;
+
+/** The step's diffs, from what is known of each changed file's text before it; the
+ * texts are updated to after it. */
+async function stepDiffs(sandbox: Sandbox, changed: string[], texts: TurnTexts): Promise<FileDiff[]> {
+  const diffs: FileDiff[] = [];
+  for (const change of changed) {
+    const [mark, path] = [change[0], change.slice(2)];
+    const known = texts.get(path);
+    // Added: it was not there. Otherwise known only if kept (a file tool, an earlier step).
+    const before: FileText = mark === '+' ? null : known ? (known.changed ? known.last : known.first) : undefined;
+    const after: FileText = mark === '-' ? null : await readText(sandbox, path);
+    if (known) Object.assign(known, { last: after, changed: true });
+    else texts.set(path, { first: before, last: after, changed: true });
+    const diff = fileDiff(path, before, after);
+    if (diff) diffs.push(diff);
+  }
+  return diffs;
+}
 
 export interface TextItem {
   kind: 'text';
@@ -27,6 +53,8 @@ export interface ToolStep {
   truncated: boolean;
   /** Files the step added (`+`), changed (`~`) or removed (`-`). */
   filesChanged: string[];
+  /** How it changed the text files whose earlier text is known (see `diffs.ts`). */
+  diffs?: FileDiff[];
 }
 
 export interface Turn {
@@ -36,6 +64,12 @@ export interface Turn {
   snapshotId: number | null;
   /** Why the turn has no snapshot, when the sandbox cannot take one (kept in memory). */
   noRevert?: string;
+  /** What the turn changed in each text file, from before its first step to after its
+   * last (files whose text before the turn is known). */
+  diffs?: FileDiff[];
+  /** Tokens its model calls used, summed (from the endpoint's `usage`; absent when the
+   * endpoint says nothing of it). */
+  usage?: { input: number; output: number; calls: number };
   /** Where the turn's messages start in the conversation. */
   messageStart: number;
   started: number;
@@ -126,6 +160,7 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
   };
   conversation.turns.push(turn);
   const update = () => context.onUpdate(turn);
+  const texts: TurnTexts = new Map();
   // A stop while a command runs ends the command too.
   const cancel = () => sandbox.cancel();
   signal.addEventListener('abort', cancel);
@@ -160,6 +195,13 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
         },
       });
       conversation.messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls });
+      if (reply.usage) {
+        turn.usage ??= { input: 0, output: 0, calls: 0 };
+        turn.usage.input += reply.usage.input;
+        turn.usage.output += reply.usage.output;
+        turn.usage.calls++;
+        update();
+      }
       await context.onCheckpoint();
       if (reply.toolCalls.length === 0) break;
       for (const call of reply.toolCalls) {
@@ -182,8 +224,12 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
           continue;
         }
         const before = await scanFiles(sandbox);
+        // A file tool's file: its text now, to show the step's change as a diff.
+        const target = FILE_TOOLS.has(call.name) ? toolPath(call.args) : null;
+        if (target !== null && !texts.has(target)) texts.set(target, { first: await readText(sandbox, target), last: undefined, changed: false });
         const result = await runTool(sandbox, call);
         item.filesChanged = changedFiles(before, await scanFiles(sandbox));
+        item.diffs = await stepDiffs(sandbox, item.filesChanged, texts);
         const forModel = truncateForModel(result.text);
         item.output = result.text.length > SCREEN_OUTPUT_LIMIT ? `${result.text.slice(0, SCREEN_OUTPUT_LIMIT)}\n[...]` : result.text;
         item.truncated = forModel.truncated;
@@ -204,6 +250,8 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
     }
   } finally {
     signal.removeEventListener('abort', cancel);
+    // The turn's change to each file, from its text before the turn to after it.
+    turn.diffs = [...texts].flatMap(([path, { first, last, changed }]) => (changed ? (fileDiff(path, first, last) ?? []) : []));
   }
   update();
   await context.onCheckpoint();

@@ -23,6 +23,14 @@ export interface ModelReply {
   toolCalls: ToolCall[];
   /** Why it stopped, in the provider's words (`stop`, `tool_calls`, `end_turn`, ...). */
   stopReason: string;
+  /** Tokens the call used, when the endpoint said (its `usage`). */
+  usage?: TokenUsage;
+}
+
+/** Tokens read (the prompt: system, tools, history) and written (the answer). */
+export interface TokenUsage {
+  input: number;
+  output: number;
 }
 
 /** A failed model call, said so that the user knows what to fix. */
