@@ -18,7 +18,7 @@ const CORS = {
   'access-control-allow-origin': '*',
   'access-control-allow-headers':
     '*, content-type, authorization, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
-  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
 };
 const SSE = { ...CORS, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' };
 const NO_REPLY = 'model server: no scripted reply left';
@@ -51,6 +51,9 @@ async function stream(res, events) {
   }
   if (!res.destroyed) res.end();
 }
+
+/** The models the server lists at GET /models. */
+const MODELS = ['scripted-gpt', 'scripted-claude', 'o4-mini'];
 
 function sendJson(res, status, body) {
   res.writeHead(status, { ...CORS, 'content-type': 'application/json' });
@@ -227,6 +230,17 @@ export function startModelServer() {
     // Recorded before answering, so a test can inspect even a request that hangs.
     if (req.method === 'POST') requests.push({ path, headers: { ...req.headers }, body });
 
+    // The models list, as both APIs answer it (`data[].id`), for Settings' test.
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      requests.push({ path, headers: { ...req.headers }, body: undefined });
+      const key = (req.headers.authorization ?? req.headers['x-api-key'] ?? '').replace(/^Bearer /, '');
+      if (key === 'sk-wrong') {
+        sendJson(res, 401, { error: { message: 'Incorrect API key provided' } });
+        return;
+      }
+      sendJson(res, 200, { object: 'list', data: MODELS.map((id) => ({ id, object: 'model' })) });
+      return;
+    }
     const format =
       req.method !== 'POST'
         ? undefined

@@ -266,3 +266,34 @@ async function callAnthropic(settings: ModelSettings, options: CallOptions): Pro
 export function callModel(settings: ModelSettings, options: CallOptions): Promise<ModelReply> {
   return settings.provider === 'anthropic' ? callAnthropic(settings, options) : callOpenAi(settings, options);
 }
+
+/** The models the endpoint offers (`GET /models`, in both providers' formats: `data[].id`),
+ * for Settings' "Test connection". Rejects with a `ModelError` saying what failed. */
+export async function listModels(
+  settings: Pick<ModelSettings, 'provider' | 'endpoint' | 'apiKey'>,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const base = settings.endpoint.trim().replace(/\/+$/, '');
+  if (!/^https?:\/\//.test(base)) throw new ModelError(`the endpoint must be an http(s) URL, not "${settings.endpoint}"`, 'settings');
+  const headers: Record<string, string> = {};
+  if (settings.provider === 'anthropic') {
+    headers['anthropic-version'] = '2023-06-01';
+    headers['anthropic-dangerous-direct-browser-access'] = 'true';
+    if (settings.apiKey) headers['x-api-key'] = settings.apiKey;
+  } else if (settings.apiKey) {
+    headers.authorization = `Bearer ${settings.apiKey}`;
+  }
+  let response: Response;
+  try {
+    response = await fetch(`${base}/models`, { headers, signal: signal ?? AbortSignal.timeout(15_000) });
+  } catch (err) {
+    throw new ModelError(`could not reach ${base}: ${err instanceof Error ? err.message : String(err)}`, 'network');
+  }
+  if (!response.ok) {
+    const detail = (await response.text().catch(() => '')).slice(0, 200).trim();
+    throw new ModelError(`${base}/models answered HTTP ${response.status}${detail ? `: ${detail}` : ''}`, 'http');
+  }
+  const body = (await response.json().catch(() => null)) as { data?: { id?: unknown }[] } | null;
+  if (!Array.isArray(body?.data)) throw new ModelError(`${base}/models did not answer a list of models`, 'http');
+  return body.data.map((model) => model.id).filter((id): id is string => typeof id === 'string').sort();
+}
