@@ -120,6 +120,52 @@ for (const name of browserNames) {
       await page.click('#settings-cancel');
     });
 
+    test('a conversation near the context window is compacted: old outputs shortened, then earlier turns summarised', async () => {
+      await page.click('#settings');
+      await page.waitForSelector('#settings-dialog[open]');
+      for (const [field, value] of Object.entries({ maxTokens: 500, contextTokens: 8000 })) {
+        await page.$eval(`#settings-dialog [name="${field}"]`, (el, v) => (el.value = v), String(value));
+      }
+      await page.click('#settings-save');
+      await page.waitForFunction(() => !document.querySelector('#settings-dialog').open);
+      const start = model.requests.length;
+      const count = { name: 'bash', args: { command: 'seq 1 20000' } };
+      model.script([
+        { toolCalls: [count] },
+        { toolCalls: [count] },
+        // The endpoint says this call read 7,000 tokens: past 80% of 8,000.
+        { toolCalls: [count], promptTokens: 7000 },
+        { text: 'SUMMARY: a deep file was made, then two steps ran.' },
+        { text: 'Counted three times.' },
+      ]);
+      const turnsBefore = await page.$$eval('.turn', (els) => els.length);
+      await page.$eval('#prompt', (el) => (el.value = ''));
+      await page.focus('#prompt');
+      await page.keyboard.type('Count three times.');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((n) => document.querySelectorAll('.turn').length > n && !document.querySelector('.turn.running'), { timeout: 60_000 }, turnsBefore);
+      const notes = await page.$$eval('.turn:last-child .compaction-note', (els) => els.map((el) => el.textContent));
+      assert.equal(notes.length, 2, notes.join('\n'));
+      assert.match(notes[0], /^The conversation neared the model's context window \(8,000 tokens\): shortened 1 old tool output, [\d,]+ characters fewer\.$/);
+      assert.equal(notes[1], 'Still too long: the model summarised the 2 turns before this one, and reads that summary in their place. The summary: SUMMARY: a deep file was made, then two steps ran.');
+      assert.equal(await page.$eval('.turn:last-child .answer:last-of-type', (el) => el.textContent.trim()), 'Counted three times.');
+      const sent = model.requests.slice(start).filter((r) => r.path === '/v1/chat/completions').map((r) => r.body);
+      assert.equal(sent.length, 5);
+      // The fourth call asked for the summary, with the earlier turns only.
+      assert.match(sent[3].messages[0].content, /^You summarise a coding agent's conversation/);
+      assert.equal(sent[3].messages.at(-1).content, 'Summarise the conversation above, as the system prompt says.');
+      assert.ok(!JSON.stringify(sent[3].messages).includes('Count three times.'));
+      // The last call reads the summary in place of the earlier turns, then this turn,
+      // its first output shortened and the other two whole.
+      const last = sent[4].messages;
+      assert.match(last[1].content, /^\[A summary of the conversation so far, made to save context\]\nSUMMARY: a deep file/);
+      assert.equal(last[3].content, 'Count three times.');
+      const outputs = last.filter((m) => m.role === 'tool').map((m) => m.content);
+      assert.equal(outputs.length, 3);
+      assert.match(outputs[0], /was dropped to save context/);
+      assert.ok(outputs[1].length > 10_000 && outputs[2].length > 10_000);
+    });
+
     test('the file tree keeps its text size at every depth', async () => {
       await page.waitForFunction(() => [...document.querySelectorAll('#files li.file')].some((li) => li.textContent.startsWith('f.txt')), { timeout: 10_000 });
       const sizes = await page.evaluate(() => {

@@ -70,6 +70,13 @@ function renderStep(step: ToolStep): HTMLElement {
   return box;
 }
 
+/** A line about the conversation itself (it was compacted). */
+function renderNote(text: string): HTMLElement {
+  const note = element('p', 'compaction-note', text);
+  note.setAttribute('role', 'note');
+  return note;
+}
+
 /** A file's change as a diff: `~ path +3 −1`, then its lines, coloured. */
 function renderDiff(diff: FileDiff, open: boolean): HTMLElement {
   const box = element('details', `file-diff ${diff.mark === '+' ? 'added' : diff.mark === '-' ? 'removed' : 'modified'}`);
@@ -143,6 +150,7 @@ function renderAnswer(text: string): HTMLElement {
 /** What decides how an item looks: drawn again only when it changes. */
 function itemKey(item: Turn['items'][number]): string {
   if (item.kind === 'text') return `text:${item.text}`;
+  if (item.kind === 'note') return `note:${item.text}`;
   return JSON.stringify([item.status, item.output.length, item.truncated, item.filesChanged, item.args, item.diffs?.length ?? 0]);
 }
 
@@ -334,7 +342,7 @@ export class ChatPanel {
     const key = itemKey(item);
     const drawn = this.#drawn.get(item);
     if (drawn && drawn.key === key) return drawn.nodes[0];
-    const node = item.kind === 'text' ? renderAnswer(item.text) : renderStep(item);
+    const node = item.kind === 'text' ? renderAnswer(item.text) : item.kind === 'note' ? renderNote(item.text) : renderStep(item);
     // The person's choice of open or closed outlives a redraw of the step.
     const before = drawn?.nodes[0];
     if (before instanceof HTMLDetailsElement && before.dataset.chosen && node instanceof HTMLDetailsElement) {

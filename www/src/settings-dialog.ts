@@ -75,6 +75,7 @@ export class SettingsDialog {
     field('apiKey').value = settings.apiKey;
     field('maxTokens').value = String(settings.maxTokens);
     field('timeoutSeconds').value = String(settings.timeoutSeconds);
+    field('contextTokens').value = String(settings.contextTokens);
     field('allowedOrigins').value = settings.allowedOrigins.join('\n');
     this.#error.textContent = '';
     this.dialog.querySelector('.connection-status')!.textContent = '';
@@ -101,6 +102,7 @@ export class SettingsDialog {
       apiKey: field('apiKey').value.trim(),
       maxTokens: Number(field('maxTokens').value),
       timeoutSeconds: Number(field('timeoutSeconds').value),
+      contextTokens: Number(field('contextTokens').value),
       allowedOrigins: [...new Set(origins)],
     };
     return validateSettings(settings) ?? settings;

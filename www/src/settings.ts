@@ -18,6 +18,7 @@ export const DEFAULT_SETTINGS: AgentSettings = {
   apiKey: '',
   maxTokens: 4096,
   timeoutSeconds: 60,
+  contextTokens: 128_000,
   allowedOrigins: [],
 };
 
@@ -55,5 +56,7 @@ export function validateSettings(settings: AgentSettings): string | null {
   if (!settings.model.trim()) return 'Name the model to use.';
   if (!Number.isInteger(settings.maxTokens) || settings.maxTokens < 1) return 'Max tokens must be a whole number from 1.';
   if (!Number.isFinite(settings.timeoutSeconds) || settings.timeoutSeconds < 1) return 'The timeout must be at least 1 second.';
+  if (!Number.isInteger(settings.contextTokens) || settings.contextTokens < 1000) return 'The context window must be a whole number of tokens from 1000.';
+  if (settings.maxTokens >= settings.contextTokens) return 'Max tokens must be less than the context window.';
   return null;
 }

@@ -83,7 +83,7 @@ function openai(ids) {
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       };
     },
-    events(model, text, calls, body, malformed = false) {
+    events(model, text, calls, body, malformed = false, promptTokens = 10) {
       const id = `chatcmpl-${++ids.completion}`;
       const created = Math.floor(Date.now() / 1000);
       const chunk = (delta, finish = null) =>
@@ -113,7 +113,7 @@ function openai(ids) {
             created,
             model,
             choices: [],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+            usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
           })}\n\n`,
         );
       }
@@ -278,7 +278,8 @@ export function startModelServer() {
       return;
     }
     const calls = (reply.toolCalls ?? []).map((c) => ({ ...c, id: format.toolId(c) }));
-    if (body?.stream === true) await stream(res, format.events(model, reply.text, calls, body));
+    // `promptTokens`: the input a scripted reply says it read (default 10), as usage.
+    if (body?.stream === true) await stream(res, format.events(model, reply.text, calls, body, false, reply.promptTokens));
     else sendJson(res, 200, format.complete(model, reply.text, calls));
   });
   server.on('connection', (socket) => {

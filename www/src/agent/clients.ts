@@ -33,6 +33,9 @@ export interface ModelSettings {
   maxTokens: number;
   /** Seconds without any data from the model before a request is given up. */
   timeoutSeconds: number;
+  /** The model's context window, in tokens: the conversation is compacted before it
+   * fills (see `compaction.ts`). */
+  contextTokens: number;
 }
 
 export interface CallOptions {

@@ -10,6 +10,7 @@ import { callModel, type ModelSettings } from './clients';
 import { argsAreValid, ModelError, type Message, type ToolCall } from './messages';
 import { changedFiles, scanFiles } from './files';
 import { fileDiff, readText, toolPath, type FileDiff, type FileText } from './diffs';
+import { COMPACT_AT, estimateTokens, modelMessages, shortenOldOutputs, summarise, type Summary } from './compaction';
 
 /** The tools that name the file they change. */
 const FILE_TOOLS = new Set(['write_file', 'edit_file']);
@@ -73,7 +74,7 @@ export interface Turn {
   /** Where the turn's messages start in the conversation. */
   messageStart: number;
   started: number;
-  items: (TextItem | ToolStep)[];
+  items: (TextItem | ToolStep | NoteItem)[];
   status: 'running' | 'done' | 'stopped' | 'error';
   error?: string;
 }
@@ -81,6 +82,17 @@ export interface Turn {
 export interface Conversation {
   turns: Turn[];
   messages: Message[];
+  /** The earlier messages the model gets as a summary (see `compaction.ts`). */
+  summary?: Summary;
+  /** The tokens of the last call as the endpoint counted them (input and output), and
+   * how many messages there were then: the next call's size is that and the rest. */
+  counted?: { tokens: number; messages: number };
+}
+
+/** A line in a turn about the conversation itself (it was compacted). */
+export interface NoteItem {
+  kind: 'note';
+  text: string;
 }
 
 /** Characters of a tool's output the model sees; longer outputs keep their start and end. */
@@ -179,10 +191,11 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
     for (let step = 0; ; step++) {
       if (step >= MAX_STEPS) throw new ModelError(`stopped after ${MAX_STEPS} model calls in one turn`, 'stream');
       const tools = await sandbox.toolDefinitions(provider);
+      await compactIfNeeded(context, turn, tools);
       let text: TextItem | null = null;
       const reply = await callModel(settings, {
         system: SYSTEM_PROMPT,
-        messages: conversation.messages,
+        messages: modelMessages(conversation.messages, conversation.summary),
         tools,
         signal,
         onText: (delta) => {
@@ -196,6 +209,8 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
       });
       conversation.messages.push({ role: 'assistant', text: reply.text, toolCalls: reply.toolCalls });
       if (reply.usage) {
+        // What the next call reads: this call's input and output, and what comes after.
+        conversation.counted = { tokens: reply.usage.input + reply.usage.output, messages: conversation.messages.length };
         turn.usage ??= { input: 0, output: 0, calls: 0 };
         turn.usage.input += reply.usage.input;
         turn.usage.output += reply.usage.output;
@@ -258,6 +273,39 @@ export async function runTurn(context: TurnContext, prompt: string): Promise<Tur
   return turn;
 }
 
+/** Before a model call: when its input would pass `COMPACT_AT` of the context window,
+ * shortens the old tool outputs, then (if still too long, and there are earlier turns)
+ * has the model summarise the turns before this one. Each is said on the turn. */
+async function compactIfNeeded(context: TurnContext, turn: Turn, tools: unknown[]): Promise<void> {
+  const { settings, conversation, signal } = context;
+  const limit = settings.contextTokens * COMPACT_AT;
+  const size = () => estimateTokens(SYSTEM_PROMPT, modelMessages(conversation.messages, conversation.summary), tools);
+  // The endpoint's own count of the last call, and an estimate of what came since.
+  const counted = conversation.counted;
+  const now =
+    counted && counted.messages <= conversation.messages.length
+      ? counted.tokens + estimateTokens('', conversation.messages.slice(counted.messages), [])
+      : size();
+  if (now <= limit) return;
+  delete conversation.counted;
+  const note = (text: string) => {
+    turn.items.push({ kind: 'note', text });
+    context.onUpdate(turn);
+  };
+  const shortened = shortenOldOutputs(conversation.messages);
+  if (shortened.count > 0) {
+    const outputs = shortened.count === 1 ? '1 old tool output' : `${shortened.count} old tool outputs`;
+    note(`The conversation neared the model's context window (${settings.contextTokens.toLocaleString('en-US')} tokens): shortened ${outputs}, ${shortened.saved.toLocaleString('en-US')} characters fewer.`);
+  }
+  const upTo = turn.messageStart;
+  if (size() <= limit || upTo <= (conversation.summary?.upTo ?? 0)) return;
+  const earlier = conversation.turns.filter((t) => t !== turn && t.messageStart < upTo).length;
+  const text = await summarise(settings, modelMessages(conversation.messages.slice(0, upTo), conversation.summary), tools, signal);
+  conversation.summary = { upTo, text };
+  note(`Still too long: the model summarised the ${earlier === 1 ? 'turn' : `${earlier} turns`} before this one, and reads that summary in their place. The summary: ${text}`);
+  await context.onCheckpoint();
+}
+
 /** Undoes `turn` and every later one: their files (the snapshot taken before it) and
  * their part of the conversation. */
 export async function revertTo(sandbox: Sandbox, conversation: Conversation, turnId: number): Promise<void> {
@@ -267,6 +315,9 @@ export async function revertTo(sandbox: Sandbox, conversation: Conversation, tur
   if (turn.snapshotId === null) throw new Error(`turn ${turnId} has no snapshot to go back to`);
   await sandbox.restore(turn.snapshotId);
   conversation.messages.splice(turn.messageStart);
+  // A summary of messages now gone goes too (the next turn compacts again if need be).
+  if (conversation.summary && conversation.summary.upTo > turn.messageStart) delete conversation.summary;
+  delete conversation.counted;
   const removed = conversation.turns.splice(index);
   // The undone turns' snapshots are not reachable any more: give their space back.
   for (const gone of removed) {
