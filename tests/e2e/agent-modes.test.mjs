@@ -166,6 +166,61 @@ for (const name of browserNames) {
       assert.ok(outputs[1].length > 10_000 && outputs[2].length > 10_000);
     });
 
+    test('the file tree folds, moves by keyboard, and makes, renames and deletes files', async () => {
+      const row = (path) => `#files li[data-path="${path}"]`;
+      const expanded = (path) => page.$eval(row(path), (el) => el.getAttribute('aria-expanded'));
+      const focused = () => page.evaluate(() => document.activeElement?.dataset.path ?? null);
+      const exists = (path) => page.evaluate((p) => window.sandtab.sandbox.exists(p), path);
+      await page.waitForSelector(row('/home/agent/a/b/c/f.txt'));
+      assert.equal(await page.$eval('#files', (el) => el.getAttribute('role')), 'tree');
+      // A click on a folder folds it; again unfolds it.
+      await page.click(`${row('/home/agent/a')} > .name`);
+      assert.equal(await expanded('/home/agent/a'), 'false');
+      assert.equal(await page.$eval(`${row('/home/agent/a')} > ul`, (el) => el.hidden), true);
+      await page.click(`${row('/home/agent/a')} > .name`);
+      assert.equal(await expanded('/home/agent/a'), 'true');
+      // Keys: Left folds, Right unfolds then goes in, Down walks the rows shown.
+      await page.focus(row('/home/agent/a'));
+      await page.keyboard.press('ArrowLeft');
+      assert.equal(await expanded('/home/agent/a'), 'false');
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await expanded('/home/agent/a'), 'true');
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await focused(), '/home/agent/a/b');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      assert.equal(await focused(), '/home/agent/a/b/c/f.txt');
+      await page.keyboard.press('ArrowLeft');
+      assert.equal(await focused(), '/home/agent/a/b/c');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() => document.querySelector('#editor-panel .editor-path')?.textContent === '/home/agent/a/b/c/f.txt', { timeout: 30_000 });
+      // The toolbar, on the chosen file's folder.
+      const answers = [];
+      const answer = (dialog) => void dialog.accept(answers.shift());
+      page.on('dialog', answer);
+      try {
+        answers.push('g.txt');
+        await page.click('#file-new');
+        await page.waitForSelector(row('/home/agent/a/b/c/g.txt'));
+        assert.equal(await exists('/home/agent/a/b/c/g.txt'), true);
+        answers.push('h.txt');
+        await page.click('#file-rename');
+        await page.waitForSelector(row('/home/agent/a/b/c/h.txt'));
+        assert.deepEqual([await exists('/home/agent/a/b/c/g.txt'), await exists('/home/agent/a/b/c/h.txt')], [false, true]);
+        answers.push(undefined);
+        await page.click('#file-delete');
+        await page.waitForFunction((sel) => !document.querySelector(sel), {}, row('/home/agent/a/b/c/h.txt'));
+        assert.equal(await exists('/home/agent/a/b/c/h.txt'), false);
+        answers.push('sub');
+        await page.click('#folder-new');
+        await page.waitForSelector(row('/home/agent/a/b/c/sub'));
+        assert.equal(await page.$eval(row('/home/agent/a/b/c/sub'), (el) => el.classList.contains('dir')), true);
+      } finally {
+        page.off('dialog', answer);
+      }
+    });
+
     test('the file tree keeps its text size at every depth', async () => {
       await page.waitForFunction(() => [...document.querySelectorAll('#files li.file')].some((li) => li.textContent.startsWith('f.txt')), { timeout: 10_000 });
       const sizes = await page.evaluate(() => {

@@ -2,46 +2,9 @@
 // the storage controls (snapshots, tar export and import, fsck), the browser's storage
 // estimate, the programs line and the audit log.
 
-import { Sandbox, SandboxError, type DirEntry, type ProgressEvent } from 'sandtab';
+import { Sandbox, SandboxError, type ProgressEvent } from 'sandtab';
 
-const MAX_ENTRIES = 500;
-
-async function renderTree(sandbox: Sandbox, path: string, into: HTMLUListElement, budget: { left: number }): Promise<void> {
-  let entries: DirEntry[];
-  try {
-    entries = await sandbox.listDir(path);
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (budget.left-- <= 0) return;
-    const item = document.createElement('li');
-    item.className = entry.kind;
-    item.dataset.path = `${path === '/' ? '' : path}/${entry.name}`;
-    const name = document.createElement('span');
-    name.textContent = entry.kind === 'dir' ? `${entry.name}/` : entry.name;
-    item.append(name);
-    if (entry.kind === 'file') {
-      const size = document.createElement('span');
-      size.className = 'size';
-      size.textContent = `${entry.size} B`;
-      item.append(size);
-    }
-    into.append(item);
-    if (entry.kind === 'dir') {
-      const children = document.createElement('ul');
-      item.append(children);
-      await renderTree(sandbox, `${path === '/' ? '' : path}/${entry.name}`, children, budget);
-    }
-  }
-}
-
-export async function refreshFiles(sandbox: Sandbox): Promise<void> {
-  const list = document.getElementById('files') as HTMLUListElement;
-  const fresh = document.createElement('ul');
-  await renderTree(sandbox, '/', fresh, { left: MAX_ENTRIES });
-  list.replaceChildren(...fresh.childNodes);
-}
+export { refreshFiles } from './file-tree';
 
 export function status(text: string, isError = false): void {
   const line = document.getElementById('storage-status')!;

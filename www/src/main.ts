@@ -10,6 +10,7 @@ import type { SandtabTerminal } from 'sandtab/terminal';
 import { runTurn, revertTo, type Conversation } from './agent/loop';
 import { ChatPanel } from './chat';
 import { download, refreshAudit, refreshFiles, refreshStorage, showProgress, status, wireStorageControls } from './files-panel';
+import { wireFileTree } from './file-tree';
 import {
   activeProjectId,
   addProject,
@@ -385,12 +386,16 @@ function wireTabs(): void {
       if (tab.id === 'tab-editor') editor.show();
     });
   }
-  // A click on a file in the tree opens it in the editor.
-  document.getElementById('files')!.addEventListener('click', (event) => {
-    const item = (event.target as HTMLElement).closest<HTMLElement>('li.file');
-    if (!item?.dataset.path) return;
-    document.getElementById('tab-editor')!.click();
-    void editor.open(item.dataset.path);
+  // The tree: a file chosen (click, Enter) opens in the editor; its toolbar makes,
+  // renames and deletes files.
+  wireFileTree({
+    sandbox: () => current?.sandbox ?? null,
+    open: (path) => {
+      document.getElementById('tab-editor')!.click();
+      void editor.open(path);
+    },
+    changed: refresh,
+    say: status,
   });
 }
 
