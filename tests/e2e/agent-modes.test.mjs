@@ -221,6 +221,42 @@ for (const name of browserNames) {
       }
     });
 
+    test('the editor keeps several files in tabs, each with its unsaved edits', async () => {
+      const tabs = () => page.$$eval('#editor-panel .editor-tab [role="tab"]', (els) => els.map((el) => `${el.textContent}${el.getAttribute('aria-selected') === 'true' ? ' (shown)' : ''}`));
+      const text = () => page.$eval('#editor-panel .cm-content', (el) => el.innerText.replace(/\n+$/, ''));
+      await page.evaluate(() => window.sandtab.sandbox.writeFile('/home/agent/two.txt', 'second file\n'));
+      // The tree follows a file written through the package's API (its change event).
+      await page.waitForSelector('#files li[data-path="/home/agent/two.txt"]', { timeout: 10_000 });
+      // f.txt is open from the tree's test: edit it, unsaved.
+      assert.deepEqual(await tabs(), ['f.txt (shown)']);
+      await page.click('#editor-panel .cm-content');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Home');
+      await page.keyboard.up('Control');
+      await page.keyboard.press('End');
+      await page.keyboard.type(' edited');
+      await page.waitForFunction(() => document.querySelector('#editor-panel .editor-tab [role="tab"]').textContent === 'f.txt •');
+      // A second file opens in a tab of its own.
+      await page.click('#files li[data-path="/home/agent/two.txt"] > .name');
+      await page.waitForFunction(() => document.querySelectorAll('#editor-panel .editor-tab').length === 2);
+      assert.deepEqual(await tabs(), ['f.txt •', 'two.txt (shown)']);
+      assert.equal(await text(), 'second file');
+      // Back to the first: its edit is still there, unsaved.
+      await page.click('#editor-panel .editor-tab:first-child [role="tab"]');
+      await page.waitForFunction(() => document.querySelector('#editor-panel .editor-path').textContent === '/home/agent/a/b/c/f.txt');
+      assert.equal(await text(), 'deep edited');
+      assert.equal(await page.evaluate(() => window.sandtab.sandbox.readFile('/home/agent/a/b/c/f.txt').then((b) => new TextDecoder().decode(b))), 'deep\n');
+      // Closing a tab shows the next; Ctrl-S saves the one shown.
+      await page.click('#editor-panel .editor-tab:last-child .tab-close');
+      assert.deepEqual(await tabs(), ['f.txt • (shown)']);
+      await page.click('#editor-panel .cm-content');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('s');
+      await page.keyboard.up('Control');
+      await page.waitForFunction(() => document.querySelector('#editor-panel .editor-tab [role="tab"]').textContent === 'f.txt');
+      assert.equal(await page.evaluate(() => window.sandtab.sandbox.readFile('/home/agent/a/b/c/f.txt').then((b) => new TextDecoder().decode(b))), 'deep edited\n');
+    });
+
     test('the file tree keeps its text size at every depth', async () => {
       await page.waitForFunction(() => [...document.querySelectorAll('#files li.file')].some((li) => li.textContent.startsWith('f.txt')), { timeout: 10_000 });
       const sizes = await page.evaluate(() => {

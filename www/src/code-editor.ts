@@ -93,6 +93,23 @@ export class CodeEditor {
     });
   }
 
+  /** The whole editing state (text, selection, history), to keep while another file
+   * is shown, and to show again with `restore`. */
+  snapshot(): EditorState {
+    return this.#view.state;
+  }
+
+  restore(state: EditorState): void {
+    this.#view.setState(state);
+    // The theme may have changed while it was put away.
+    this.#view.dispatch({ effects: this.#theme.reconfigure(this.#dark ? oneDark : []) });
+  }
+
+  /** The text of a kept state. */
+  textOf(state: EditorState): string {
+    return state.doc.toString();
+  }
+
   setDark(dark: boolean): void {
     this.#dark = dark;
     this.#view.dispatch({ effects: this.#theme.reconfigure(dark ? oneDark : []) });

@@ -66,6 +66,11 @@ export async function refreshFiles(sandbox: Sandbox): Promise<void> {
   const list = document.getElementById('files') as HTMLUListElement;
   const fresh = document.createElement('ul');
   await renderLevel(sandbox, '/', fresh, 1, { left: MAX_ENTRIES });
+  // The same tree as shown: leave the rows alone (focus, hover and a click on its way
+  // stay on them).
+  const signature = fresh.innerHTML;
+  if (list.dataset.signature === signature && list.childElementCount > 0) return;
+  list.dataset.signature = signature;
   const hadFocus = list.contains(document.activeElement);
   list.replaceChildren(...fresh.childNodes);
   const row = (chosen !== null && rowOf(list, chosen)) || visibleRows(list)[0];
@@ -93,6 +98,8 @@ function choose(row: HTMLElement, focus: boolean): void {
 
 function fold(row: HTMLElement, open: boolean): void {
   const path = row.dataset.path!;
+  // What is folded is part of what a refresh compares: draw anew next time.
+  delete row.closest<HTMLElement>('#files')?.dataset.signature;
   row.setAttribute('aria-expanded', String(open));
   const group = row.querySelector(':scope > ul');
   if (group instanceof HTMLElement) group.hidden = !open;

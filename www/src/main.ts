@@ -65,6 +65,13 @@ function panelError(err: unknown): void {
   status(`The files panel could not update: ${err instanceof Error ? err.message : String(err)}`, true);
 }
 
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+function refreshSoon(): void {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => void refresh(), 50);
+}
+
 async function refresh(): Promise<void> {
   const open = current;
   if (!open) return;
@@ -130,6 +137,9 @@ async function openProject(project: Project): Promise<void> {
     if (detail?.saveError) status(`Not saved [${detail.saveError.code}]: ${detail.saveError.message}`, true);
     void refresh();
   });
+  // Files changed by anything else too (the package API, a file operation): the panels
+  // follow, once for a burst of changes.
+  sandbox.addEventListener('change', refreshSoon);
   const conversation = await loadConversation(project.id);
   await remembered('which project is open', setActiveProject(project.id));
   await renderProjects(project.id);
