@@ -382,6 +382,14 @@ for (const name of browserNames) {
       await page.click('.turn[data-turn="1"] .revert');
       await page.waitForFunction(() => document.querySelectorAll('.turn').length === 0);
       assert.equal(await readText(page, APP), null);
+      // The empty chat offers prompts to start from: a click puts one in the box.
+      const examples = await page.$$eval('.empty-state .example', (els) => els.map((el) => el.textContent));
+      assert.equal(examples.length, 3);
+      await page.click('.empty-state .example');
+      assert.equal(await page.$eval('#prompt', (el) => el.value), examples[0]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: `${ARTIFACTS}agent-${name}-empty.png` });
+      await page.$eval('#prompt', (el) => (el.value = ''));
     });
 
     test('the editor opens a file from the tree, saves it, and shows the diff', async () => {
@@ -521,6 +529,14 @@ for (const name of browserNames) {
       await page.waitForFunction(() => window.sandtab.sandbox !== window.before && window.sandtab.project.name === 'Second project', { timeout: 30_000 });
       await page.waitForFunction(() => document.querySelectorAll('.turn').length === 0);
       assert.equal(await readText(page, APP), null);
+      // The empty chat offers prompts to start from: a click puts one in the box.
+      const examples = await page.$$eval('.empty-state .example', (els) => els.map((el) => el.textContent));
+      assert.equal(examples.length, 3);
+      await page.click('.empty-state .example');
+      assert.equal(await page.$eval('#prompt', (el) => el.value), examples[0]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: `${ARTIFACTS}agent-${name}-empty.png` });
+      await page.$eval('#prompt', (el) => (el.value = ''));
       assert.deepEqual(await page.$$eval('#project option', (os) => os.map((o) => o.textContent).slice(-2)), [first.name, 'Second project']);
       // Back to the first.
       await page.evaluate(() => (window.before = window.sandtab.sandbox));
@@ -608,6 +624,13 @@ for (const name of browserNames) {
       }
       const background = await page.$eval('#terminal .xterm-scrollable-element', (el) => getComputedStyle(el).backgroundColor);
       assert.equal(background, 'rgb(255, 255, 255)', 'the terminal follows the light theme');
+      // At 1024 px the header stays one row, nothing cut off.
+      await page.setViewport({ width: 1024, height: 768 });
+      const header = await page.$eval('header', (el) => ({ height: el.getBoundingClientRect().height, overflows: el.scrollWidth > el.clientWidth }));
+      assert.ok(header.height <= 56, `the header is ${header.height} px high`);
+      assert.equal(header.overflows, false);
+      await page.screenshot({ path: `${ARTIFACTS}agent-${name}-1024.png` });
+      await page.setViewport({ width: 1400, height: 900 });
     });
 
     test('a stored conversation the page cannot read is kept aside, and the project opens', async () => {

@@ -209,6 +209,13 @@ function reconcile(parent: HTMLElement, wanted: Node[]): void {
   parent.replaceChildren(...wanted);
 }
 
+/** Prompts the empty chat offers. */
+const EXAMPLES = [
+  'Write a Python script that prints the first 20 prime numbers, and run it.',
+  'Make index.html: a to-do list with add and remove, and show it in the preview.',
+  'Count the lines of every file in this project and sort them, largest first.',
+];
+
 interface Drawn {
   key: string;
   nodes: HTMLElement[];
@@ -298,7 +305,7 @@ export class ChatPanel {
   render(conversation: Conversation): void {
     const atBottom = this.#transcript.scrollHeight - this.#transcript.scrollTop - this.#transcript.clientHeight < 40;
     if (conversation.turns.length === 0) {
-      this.#transcript.replaceChildren(element('p', 'empty', 'Ask the agent to build or fix something. It works on this project’s files with the shell, Python and QuickJS, in this tab.'));
+      this.#transcript.replaceChildren(this.#emptyState());
       return;
     }
     // Each turn's foot says the tokens of the conversation up to its end.
@@ -312,6 +319,28 @@ export class ChatPanel {
     reconcile(this.#transcript, conversation.turns.map((turn) => this.#turn(turn)));
     this.#showWait();
     if (atBottom) this.#transcript.scrollTop = this.#transcript.scrollHeight;
+  }
+
+  /** The chat before the first turn: what the agent can do, and prompts to start from
+   * (a click puts one in the box, to send or change). */
+  #emptyState(): HTMLElement {
+    const box = element('div', 'empty-state empty');
+    box.append(
+      element('h2', '', 'What should we build?'),
+      element('p', '', 'The agent works on this project’s files with a shell, Python and QuickJS, all in this tab. You see every step it takes.'),
+    );
+    const examples = element('div', 'examples');
+    for (const text of EXAMPLES) {
+      const example = element('button', 'example', text);
+      example.type = 'button';
+      example.addEventListener('click', () => {
+        this.#prompt.value = text;
+        this.#prompt.focus();
+      });
+      examples.append(example);
+    }
+    box.append(examples);
+    return box;
   }
 
   /** A turn's article, its parts drawn again only where they changed. */

@@ -80,6 +80,8 @@ async function refresh(): Promise<void> {
     await refreshStorage(open.sandbox, persisted);
     await refreshAudit(open.sandbox);
   } catch (err) {
+    // A project closed meanwhile is no error of the one open now.
+    if (current !== open) return;
     panelError(err);
   }
   editor.filesChanged();
