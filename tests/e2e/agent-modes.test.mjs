@@ -7,6 +7,7 @@ import { serve } from '../../scripts/serve.mjs';
 import { startModelServer } from './servers/model.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
 import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
+import { configure } from './settings.mjs';
 
 for (const name of browserNames) {
   describe(`agent modes in ${name}`, () => {
@@ -31,15 +32,7 @@ for (const name of browserNames) {
     });
 
     test('in memory, a turn runs (without a revert) and a reasoning model gets max_completion_tokens', async () => {
-      await page.click('#settings');
-      await page.waitForSelector('#settings-dialog[open]');
-      for (const [field, value] of Object.entries({ provider: 'openai', endpoint: `${model.url}/v1`, model: 'o4-mini', apiKey: 'sk-test' })) {
-        await page.$eval(`#settings-dialog [name="${field}"]`, (el, v) => {
-          el.value = v;
-          el.dispatchEvent(new Event('change'));
-        }, value);
-      }
-      await page.click('#settings-save');
+      await configure(page, { provider: 'openai', endpoint: `${model.url}/v1`, model: 'o4-mini', apiKey: 'sk-test' });
       model.script([{ toolCalls: [{ name: 'bash', args: { command: 'mkdir -p a/b/c && echo deep > a/b/c/f.txt' } }] }, { text: 'Made it.' }]);
       await page.focus('#prompt');
       await page.keyboard.type('Make a deep file.');
@@ -121,13 +114,7 @@ for (const name of browserNames) {
     });
 
     test('a conversation near the context window is compacted: old outputs shortened, then earlier turns summarised', async () => {
-      await page.click('#settings');
-      await page.waitForSelector('#settings-dialog[open]');
-      for (const [field, value] of Object.entries({ maxTokens: 500, contextTokens: 8000 })) {
-        await page.$eval(`#settings-dialog [name="${field}"]`, (el, v) => (el.value = v), String(value));
-      }
-      await page.click('#settings-save');
-      await page.waitForFunction(() => !document.querySelector('#settings-dialog').open);
+      await configure(page, { maxTokens: 500, contextTokens: 8000 });
       const start = model.requests.length;
       const count = { name: 'bash', args: { command: 'seq 1 20000' } };
       model.script([

@@ -13,27 +13,10 @@ import { startServer } from './servers/http.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
 import { containedContent } from './frames.mjs';
 import { DEMO_ROOT } from './screen.mjs';
+import { configure } from './settings.mjs';
 
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname;
 const APP = '/home/agent/app.py';
-
-/** Fills the settings dialog and saves it. */
-async function configure(page, fields) {
-  await page.click('#settings');
-  await page.waitForSelector('#settings-dialog[open]');
-  for (const [name, value] of Object.entries(fields)) {
-    await page.$eval(
-      `#settings-dialog [name="${name}"]`,
-      (el, v) => {
-        el.value = v;
-        el.dispatchEvent(new Event('change'));
-      },
-      String(value),
-    );
-  }
-  await page.click('#settings-save');
-  await page.waitForFunction(() => !document.querySelector('#settings-dialog').open);
-}
 
 async function send(page, text) {
   await page.focus('#prompt');
@@ -382,14 +365,6 @@ for (const name of browserNames) {
       await page.click('.turn[data-turn="1"] .revert');
       await page.waitForFunction(() => document.querySelectorAll('.turn').length === 0);
       assert.equal(await readText(page, APP), null);
-      // The empty chat offers prompts to start from: a click puts one in the box.
-      const examples = await page.$$eval('.empty-state .example', (els) => els.map((el) => el.textContent));
-      assert.equal(examples.length, 3);
-      await page.click('.empty-state .example');
-      assert.equal(await page.$eval('#prompt', (el) => el.value), examples[0]);
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: `${ARTIFACTS}agent-${name}-empty.png` });
-      await page.$eval('#prompt', (el) => (el.value = ''));
     });
 
     test('the editor opens a file from the tree, saves it, and shows the diff', async () => {

@@ -7,6 +7,7 @@ import { serve } from '../../scripts/serve.mjs';
 import { startModelServer } from './servers/model.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
 import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
+import { configure } from './settings.mjs';
 
 for (const name of browserNames) {
   describe(`a step waiting for a program in ${name}`, () => {
@@ -34,15 +35,7 @@ for (const name of browserNames) {
     });
 
     test('the running step shows the download, then the program runs', async () => {
-      await page.click('#settings');
-      await page.waitForSelector('#settings-dialog[open]');
-      for (const [field, value] of Object.entries({ provider: 'openai', endpoint: `${model.url}/v1`, model: 'scripted-gpt', apiKey: 'sk-test' })) {
-        await page.$eval(`#settings-dialog [name="${field}"]`, (el, v) => {
-          el.value = v;
-          el.dispatchEvent(new Event('change'));
-        }, value);
-      }
-      await page.click('#settings-save');
+      await configure(page, { provider: 'openai', endpoint: `${model.url}/v1`, model: 'scripted-gpt', apiKey: 'sk-test' });
       model.script([{ toolCalls: [{ name: 'bash', args: { command: 'python3 -c "print(6 * 7)"' } }] }, { text: 'It printed 42.' }]);
       await page.focus('#prompt');
       await page.keyboard.type('Run Python.');
