@@ -153,6 +153,8 @@ for (const name of browserNames) {
         ],
       );
       assert.deepEqual(turn.steps[0].files, [`+ ${APP}`]);
+      // Running Python changes nothing of the agent's (sandtab's own bytecode cache aside).
+      assert.deepEqual(turn.steps[1].files, []);
       assert.match(turn.steps[1].output, /NameError: name 'totl' is not defined/);
       assert.deepEqual(turn.steps[2].files, [`~ ${APP}`]);
       assert.match(turn.steps[3].output, /^total 10\n\[exit code 0\]$/);

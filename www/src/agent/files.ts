@@ -5,8 +5,9 @@ import type { Sandbox } from 'sandtab';
 
 /** Entries listed at most; past this, changes further down are not reported. */
 const SCAN_LIMIT = 5_000;
-/** Trees that are not the agent's work. */
-const SKIPPED = new Set(['/proc', '/dev', '/sys']);
+/** Trees that are not the agent's work (sandtab's own Python support writes its
+ * bytecode cache under /opt/sandtab when CPython first runs). */
+const SKIPPED = new Set(['/proc', '/dev', '/sys', '/opt/sandtab']);
 
 export type FileListing = Map<string, string>;
 
