@@ -610,10 +610,10 @@ async function main() {
   }
   // Before the browser starts: cargo should have the machine to itself.
   if (PART === 'all' || PART === 'guests') buildNative();
+  // First, on a server of its own (a fresh one: nothing compressed ahead of the visitor).
+  if (PART === 'all' || PART === 'weight') await weightBench(ROOT, SHELL_BROWSERS);
   const server = await serve(ROOT);
   try {
-    // First: a fresh server, so nothing is compressed ahead of the visitor.
-    if (PART === 'all' || PART === 'weight') await weightBench(server, ROOT, SHELL_BROWSERS);
     if (PART === 'all' || PART === 'storage') {
       const browser = await launch('chromium');
       try {

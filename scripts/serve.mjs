@@ -1,7 +1,9 @@
 // A static file server for the demo and the end-to-end tests: 127.0.0.1 only, correct
 // MIME types (application/wasm matters for streaming compilation), no special headers:
 // sandtab needs none (no COOP/COEP). As a static host would: ETags and `no-cache`, so a
-// reload transfers only what changed (304s), and brotli or gzip for text and wasm.
+// reload transfers only what changed (304s), and brotli or gzip for text and wasm. A
+// file with a `.br` beside it at least as new (the demo's build writes them at brotli 11)
+// is sent as that, as nginx's `brotli_static` or Caddy's `precompressed` would.
 import { createServer } from 'node:http';
 import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -36,6 +38,16 @@ export function chooseEncoding(accept = '') {
   if (allows('br')) return 'br';
   if (allows('gzip')) return 'gzip';
   return null;
+}
+
+/** The `.br` file beside `file`, if there is one no older than it: { path, size }. */
+function precompressed(file, stat) {
+  try {
+    const br = statSync(`${file}.br`);
+    return br.isFile() && br.mtimeMs >= stat.mtimeMs ? { path: `${file}.br`, size: br.size } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Serves `root` on 127.0.0.1:`port` (0 picks a free port). Resolves to { url, close,
@@ -104,6 +116,13 @@ export function serve(root, port = 0, options = {}) {
     }
     headers['content-encoding'] = encoding;
     sentEncoding = encoding;
+    const ahead = encoding === 'br' ? precompressed(file, stat) : null;
+    if (ahead) {
+      res.writeHead(200, { ...headers, 'content-length': ahead.size });
+      if (req.method === 'HEAD') res.end();
+      else createReadStream(ahead.path).pipe(res);
+      return;
+    }
     const key = `${file}\0${etag}\0${encoding}`;
     const ready = compressed.get(key);
     if (ready) {

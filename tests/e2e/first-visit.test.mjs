@@ -1,9 +1,13 @@
 // A new visitor and a returning one, counted by the demo's server: on a fresh profile
 // nothing is fetched whole twice (the service worker's copies revalidate), bodies come
 // compressed, a reload transfers no body at all (every file answers 304), and the editor's
-// code waits until the editor opens.
+// code waits until the editor opens. The prompt shows while the programs' downloads are
+// held, so it does not wait for them, and the bytes before it are the page's and the
+// runtime's alone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { serve } from '../../scripts/serve.mjs';
 import { browserNames, launch, openPage } from './browsers.mjs';
 import { DEMO_ROOT, promptCount, waitForScreen } from './screen.mjs';
@@ -28,8 +32,12 @@ for (const name of browserNames) {
     let page;
     let errors;
 
+    // Released once the first prompt shows.
+    let releasePrograms;
+    const programsHeld = new Promise((resolve) => (releasePrograms = resolve));
+
     before(async () => {
-      server = await serve(DEMO_ROOT);
+      server = await serve(DEMO_ROOT, 0, { hold: (path) => (path.startsWith('/guests/') ? programsHeld : undefined) });
       browser = await launch(name);
     });
 
@@ -40,7 +48,23 @@ for (const name of browserNames) {
 
     test('nothing is fetched whole twice, and text and wasm come compressed', async () => {
       ({ page, errors } = await openPage(browser, server.url));
-      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt', 60_000);
+      await waitForScreen(page, (rows) => promptCount(rows) === 1, 'the first prompt, the programs held', 60_000);
+      const beforePrompt = [...server.requests];
+      releasePrograms();
+      assert.deepEqual(
+        beforePrompt.filter((r) => r.path.startsWith('/guests/')),
+        [],
+        'a program was downloaded before the prompt',
+      );
+      // What the prompt costs: the page's code and the runtime, each sent once, brotli 11
+      // as the build wrote it (the runtime's .br), not more.
+      const sent = beforePrompt.reduce((total, r) => total + r.bytes, 0);
+      const runtime = beforePrompt.find((r) => r.path === '/sandtab_web_bg.wasm');
+      assert.equal(runtime?.encoding, 'br');
+      // A --quick build leaves its unoptimised runtime to the server to compress.
+      const ahead = join(DEMO_ROOT, 'sandtab_web_bg.wasm.br');
+      if (existsSync(ahead)) assert.equal(runtime.bytes, statSync(ahead).size, 'the runtime as precompressed');
+      assert.ok(sent - runtime.bytes < 600_000, `${sent - runtime.bytes} bytes besides the runtime: ${JSON.stringify(beforePrompt)}`);
       await settled(server);
       const whole = server.requests.filter((r) => r.status === 200);
       const counts = new Map();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
 import { chooseEncoding, serve } from '../../scripts/serve.mjs';
 
 let root;
@@ -57,6 +57,27 @@ test('text is sent with brotli or gzip as the browser accepts, and decodes to th
   const png = await get('/logo.png', { 'accept-encoding': 'br' });
   assert.equal(png.headers['content-encoding'], undefined, 'PNG is compressed already');
   assert.equal(png.body.length, 4000);
+});
+
+test('a .br file beside a file is sent as it is, unless it is older than the file', async () => {
+  const code = 'export const precompressed = true;\n'.repeat(500);
+  writeFileSync(join(root, 'worker.js'), code);
+  const ahead = brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+  writeFileSync(join(root, 'worker.js.br'), ahead);
+  const br = await get('/worker.js', { 'accept-encoding': 'gzip, br' });
+  assert.equal(br.headers['content-encoding'], 'br');
+  assert.equal(br.headers['content-type'], 'text/javascript; charset=utf-8');
+  assert.equal(Number(br.headers['content-length']), ahead.length);
+  assert.deepEqual(br.body, ahead, 'the precompressed bytes themselves');
+  const gz = await get('/worker.js', { 'accept-encoding': 'gzip' });
+  assert.equal(gunzipSync(gz.body).toString(), code, 'gzip is still made on the fly');
+  // The file rebuilt after its .br: the stale copy is not sent.
+  const fresh = 'export const precompressed = false;\n';
+  writeFileSync(join(root, 'worker.js'), fresh);
+  const later = new Date(Date.now() + 5000);
+  utimesSync(join(root, 'worker.js'), later, later);
+  const rebuilt = await get('/worker.js', { 'accept-encoding': 'br' });
+  assert.equal(brotliDecompressSync(rebuilt.body).toString(), fresh);
 });
 
 test('a reload revalidates: 304 without a body, and a changed file is sent again', async () => {
