@@ -18,12 +18,12 @@ use stdin_stream::ScriptStdin;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = match args::parse(&args) {
+    let options = match args::parse(std::env::args_os()) {
         Ok(options) => options,
+        // `--help` and `--version` (to stdout, 0) or a bad command line (stderr, 2).
         Err(err) => {
-            eprintln!("sandtab: {err}\n(sandtab --help for usage)");
-            return ExitCode::from(2);
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
     match run(options).await {
@@ -53,10 +53,6 @@ fn guest_limits(options: &Options) -> GuestLimits {
 }
 
 async fn run(options: Options) -> Result<i32, String> {
-    if options.command == Command::Help {
-        println!("{}", args::USAGE);
-        return Ok(0);
-    }
     if let Command::Replay { recording } = &options.command {
         return sandbox_sh::replay(&options, recording).await;
     }
@@ -106,7 +102,7 @@ async fn run(options: Options) -> Result<i32, String> {
         (Command::Sh { script, args }, None) => {
             run_script(&fs, &options, limits, script, args).await?
         }
-        (Command::Help | Command::Replay { .. }, _) => 0,
+        (Command::Replay { .. }, _) => 0,
     };
     // Every mapping is written back, whatever was refused in another.
     let mut left_out = 0;
