@@ -6,6 +6,9 @@
 use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::{InputError, Inputs, print_and_exit};
 use crate::commands::util::{Output, quote, usage_error};
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -39,8 +42,6 @@ Mandatory arguments to long options are mandatory for short options too.
   -w, --wrap=COLS       wrap encoded lines after COLS character (default 76).
                           Use 0 to disable line wrapping
 ";
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 #[derive(Debug)]
 struct Options<'a> {
@@ -137,25 +138,19 @@ fn quote_c(value: &str) -> String {
     }
 }
 
+/// The codec: the standard alphabet, and (as gnulib) the unused low bits of a last
+/// character need not be zero.
+const CODEC: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
 /// `data` in base64, with a newline after every `wrap` characters and at the end
 /// (none at all when `wrap` is 0).
 fn encode(data: &[u8], wrap: usize) -> Vec<u8> {
-    let mut text = Vec::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                text.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]);
-            } else {
-                text.push(b'=');
-            }
-        }
-    }
+    let text = CODEC.encode(data).into_bytes();
     if wrap == 0 || text.is_empty() {
         return text;
     }
@@ -167,17 +162,8 @@ fn encode(data: &[u8], wrap: usize) -> Vec<u8> {
     wrapped
 }
 
-/// The value of a base64 character.
-fn value_of(c: u8) -> Option<u32> {
-    let value = match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => return None,
-    };
-    Some(u32::from(value))
+fn in_alphabet(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'+' || c == b'/'
 }
 
 /// The bytes `text` decodes to, and whether all of it was valid. As gnulib decodes:
@@ -188,7 +174,7 @@ fn decode(text: &[u8], ignore_garbage: bool) -> (Vec<u8>, bool) {
         .iter()
         .copied()
         .filter(|&c| c != b'\n')
-        .filter(|&c| !ignore_garbage || c == b'=' || value_of(c).is_some())
+        .filter(|&c| !ignore_garbage || c == b'=' || in_alphabet(c))
         .collect();
     let mut out = Vec::with_capacity(kept.len() / 4 * 3 + 2);
     for group in kept.chunks(4) {
@@ -199,34 +185,21 @@ fn decode(text: &[u8], ignore_garbage: bool) -> (Vec<u8>, bool) {
     (out, true)
 }
 
-/// One group of (up to) four characters into `out`; false where it stops being
-/// valid (the bytes decoded before that stay).
+/// One group of (up to) four characters into `out`; false where it stops being valid
+/// (the bytes its valid start decodes to stay, as gnulib leaves them).
 fn decode_group(group: &[u8], out: &mut Vec<u8>) -> bool {
-    let value = |i: usize| group.get(i).and_then(|&c| value_of(c));
-    let (Some(a), Some(b)) = (value(0), value(1)) else {
-        return false;
-    };
-    out.push(((a << 2) | (b >> 4)) as u8);
-    match group.get(2) {
-        None => return false,
-        Some(b'=') => return group.len() == 4 && group[3] == b'=',
-        Some(_) => {}
+    let letters = group.iter().take_while(|&&c| in_alphabet(c)).count();
+    let padding = &group[letters..];
+    // Whole: four letters, or two or three with `=` up to four.
+    let whole = group.len() == 4 && letters >= 2 && padding.iter().all(|&c| c == b'=');
+    // A single letter decodes to nothing (the codec calls it an invalid length).
+    if letters >= 2 {
+        match CODEC.decode(&group[..letters]) {
+            Ok(bytes) => out.extend_from_slice(&bytes),
+            Err(_) => return false,
+        }
     }
-    let Some(c) = value(2) else {
-        return false;
-    };
-    out.push((((b << 4) & 0xf0) | (c >> 2)) as u8);
-    match group.get(3) {
-        None => false,
-        Some(b'=') => true,
-        Some(_) => match value(3) {
-            Some(d) => {
-                out.push((((c << 6) & 0xc0) | d) as u8);
-                true
-            }
-            None => false,
-        },
-    }
+    whole
 }
 
 #[cfg(test)]
@@ -254,5 +227,9 @@ mod tests {
         assert_eq!(decode(b"=", false), (Vec::new(), false));
         assert_eq!(decode(b"Y!WJj", true), (b"abc".to_vec(), true));
         assert!(!decode(b"not base64!!\n", false).1);
+        // The low bits of a last character need not be zero; `=` mid-stream ends a group.
+        assert_eq!(decode(b"YR==", false), (b"a".to_vec(), true));
+        assert_eq!(decode(b"YQ=x", false), (b"a".to_vec(), false));
+        assert_eq!(decode(b"Y===", false), (Vec::new(), false));
     }
 }
