@@ -1,16 +1,13 @@
-//! The gzip file format (RFC 1952) as GNU gzip writes and reads it: a header with
-//! the original name and mtime, raw deflate data, CRC-32 and size; several members
-//! one after another; trailing zeros or garbage noticed.
+//! The gzip file format (RFC 1952) through flate2, as GNU gzip uses it: the original
+//! name and mtime in the header, several members one after another, trailing zeros or
+//! garbage noticed, and each problem named in gzip's words.
 
-use flate2::{Compress, Compression, Crc, Decompress, FlushCompress, FlushDecompress, Status};
+use flate2::bufread::GzDecoder;
+use flate2::{Compression, GzBuilder};
+use std::io::{self, Read, Write};
 
 const MAGIC: [u8; 2] = [0x1f, 0x8b];
 const DEFLATE: u8 = 8;
-const FLAG_HEADER_CRC: u8 = 0x02;
-const FLAG_EXTRA: u8 = 0x04;
-const FLAG_NAME: u8 = 0x08;
-const FLAG_COMMENT: u8 = 0x10;
-const FLAG_RESERVED: u8 = 0xe0;
 /// The operating system byte GNU gzip writes on Unix.
 const OS_UNIX: u8 = 3;
 
@@ -28,8 +25,8 @@ pub(crate) struct Header {
 pub(crate) enum Problem {
     NotGzip,
     UnexpectedEnd,
+    /// The trailer's CRC-32 or length does not match (flate2 checks both at once).
     Crc,
-    Length,
     Format,
     /// The output would exceed the largest file the sandbox holds.
     TooLarge,
@@ -42,9 +39,19 @@ impl Problem {
             Self::NotGzip => "not in gzip format",
             Self::UnexpectedEnd => "unexpected end of file",
             Self::Crc => "invalid compressed data--crc error",
-            Self::Length => "invalid compressed data--length error",
             Self::Format => "invalid compressed data--format violated",
             Self::TooLarge => "File too large",
+        }
+    }
+
+    /// The problem flate2's error means.
+    fn of(err: &io::Error) -> Self {
+        if err.kind() == io::ErrorKind::UnexpectedEof {
+            Self::UnexpectedEnd
+        } else if err.to_string().contains("checksum") {
+            Self::Crc
+        } else {
+            Self::Format
         }
     }
 }
@@ -70,97 +77,39 @@ pub(crate) struct Decoded {
 /// Compresses `data` into one gzip member at `level` (1 to 9), storing `name` and
 /// `mtime` in the header as GNU gzip does.
 pub(crate) fn compress(data: &[u8], level: u32, name: Option<&str>, mtime: u32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() / 2 + 64);
-    out.extend_from_slice(&MAGIC);
-    out.push(DEFLATE);
-    out.push(if name.is_some() { FLAG_NAME } else { 0 });
-    out.extend_from_slice(&mtime.to_le_bytes());
-    out.push(match level {
-        9 => 2,
-        1 => 4,
-        _ => 0,
-    });
-    out.push(OS_UNIX);
+    let mut builder = GzBuilder::new().mtime(mtime).operating_system(OS_UNIX);
     if let Some(name) = name {
-        out.extend(name.bytes().filter(|&b| b != 0));
-        out.push(0);
+        builder = builder.filename(name.bytes().filter(|&b| b != 0).collect::<Vec<u8>>());
     }
-    deflate_into(data, level, &mut out);
-    let mut crc = Crc::new();
-    crc.update(data);
-    out.extend_from_slice(&crc.sum().to_le_bytes());
-    // ISIZE is the length modulo 2^32 by definition.
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    out
-}
-
-fn deflate_into(data: &[u8], level: u32, out: &mut Vec<u8>) {
-    let mut deflater = Compress::new(Compression::new(level.clamp(1, 9)), false);
-    let mut input = data;
-    loop {
-        out.reserve(input.len() / 2 + 1024);
-        let before = deflater.total_in();
-        let status = deflater.compress_vec(input, out, FlushCompress::Finish);
-        let used = usize::try_from(deflater.total_in() - before).unwrap_or(input.len());
-        input = &input[used.min(input.len())..];
-        match status {
-            Ok(Status::StreamEnd) | Err(_) => break,
-            Ok(_) => {}
-        }
-    }
+    let out = Vec::with_capacity(data.len() / 2 + 64);
+    let mut encoder = builder.write(out, Compression::new(level.clamp(1, 9)));
+    // Writing into a Vec does not fail.
+    let _ = encoder.write_all(data);
+    encoder.finish().unwrap_or_default()
 }
 
 /// Parses a member header at the start of `data`.
 pub(crate) fn parse_header(data: &[u8]) -> Result<Header, Problem> {
-    if data.len() < 2 || data[..2] != MAGIC {
+    // What GNU calls "not in gzip format" before flate2 sees it: another magic or method.
+    if data.len() < 2 || data[..2] != MAGIC || data.get(2).is_some_and(|&m| m != DEFLATE) {
         return Err(Problem::NotGzip);
     }
-    let byte = |at: usize| data.get(at).copied().ok_or(Problem::UnexpectedEnd);
-    if byte(2)? != DEFLATE {
-        return Err(Problem::NotGzip);
-    }
-    let flags = byte(3)?;
-    if flags & FLAG_RESERVED != 0 {
-        return Err(Problem::Format);
-    }
-    let mtime = u32::from_le_bytes([byte(4)?, byte(5)?, byte(6)?, byte(7)?]);
-    byte(9)?;
-    let mut at = 10;
-    if flags & FLAG_EXTRA != 0 {
-        let len = usize::from(u16::from_le_bytes([byte(at)?, byte(at + 1)?]));
-        at += 2 + len;
-        if at > data.len() {
-            return Err(Problem::UnexpectedEnd);
-        }
-    }
-    let take_string = |at: &mut usize| -> Result<String, Problem> {
-        let rest = data.get(*at..).ok_or(Problem::UnexpectedEnd)?;
-        let end = rest
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or(Problem::UnexpectedEnd)?;
-        let text = String::from_utf8_lossy(&rest[..end]).into_owned();
-        *at += end + 1;
-        Ok(text)
+    let mut decoder = GzDecoder::new(data);
+    let Some(header) = decoder.header() else {
+        // The header's error comes with the first read.
+        let err = decoder
+            .read(&mut [0])
+            .err()
+            .unwrap_or_else(|| io::ErrorKind::UnexpectedEof.into());
+        return Err(Problem::of(&err));
     };
-    let name = if flags & FLAG_NAME != 0 {
-        Some(take_string(&mut at)?)
-    } else {
-        None
-    };
-    if flags & FLAG_COMMENT != 0 {
-        take_string(&mut at)?;
-    }
-    if flags & FLAG_HEADER_CRC != 0 {
-        at += 2;
-    }
-    if at > data.len() {
-        return Err(Problem::UnexpectedEnd);
-    }
     Ok(Header {
-        name,
-        mtime,
-        len: at,
+        name: header
+            .filename()
+            .map(|name| String::from_utf8_lossy(name).into_owned()),
+        mtime: header.mtime(),
+        // The decoder has read exactly the header from the slice.
+        len: data.len() - decoder.get_ref().len(),
     })
 }
 
@@ -177,7 +126,7 @@ pub(crate) fn decompress(data: &[u8]) -> Decoded {
     let mut first = true;
     while at < data.len() {
         let rest = &data[at..];
-        if !first && rest.len() >= 2 && rest[..2] != MAGIC || !first && rest.len() < 2 {
+        if !first && !rest.starts_with(&MAGIC) {
             decoded.trailing = if rest.iter().all(|&b| b == 0) {
                 Trailing::Zeros
             } else {
@@ -205,57 +154,23 @@ pub(crate) fn decompress(data: &[u8]) -> Decoded {
     decoded
 }
 
-/// Decodes the member at the start of `data` onto `out`: its header and its length.
+/// Decodes the member at the start of `data` onto `out`: its header and its length
+/// (the trailer included).
 fn decode_member(data: &[u8], out: &mut Vec<u8>) -> Result<(Header, usize), Problem> {
     let header = parse_header(data)?;
-    let start = out.len();
-    let used = inflate_into(&data[header.len..], out)?;
-    let trailer_at = header.len + used;
-    let trailer = data
-        .get(trailer_at..trailer_at + 8)
-        .ok_or(Problem::UnexpectedEnd)?;
-    let mut crc = Crc::new();
-    crc.update(&out[start..]);
-    let stored_crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-    let stored_len = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
-    if crc.sum() != stored_crc {
-        return Err(Problem::Crc);
-    }
-    if (out.len() - start) as u32 != stored_len {
-        return Err(Problem::Length);
-    }
-    Ok((header, trailer_at + 8))
-}
-
-/// Inflates the raw deflate stream at the start of `data` onto `out`; how many
-/// bytes of `data` it took.
-fn inflate_into(data: &[u8], out: &mut Vec<u8>) -> Result<usize, Problem> {
-    const CHUNK: usize = 256 * 1024;
     let limit = usize::try_from(sandtab_vfs::MAX_FILE_SIZE).unwrap_or(usize::MAX);
-    let mut inflater = Decompress::new(false);
-    loop {
-        let taken = usize::try_from(inflater.total_in()).unwrap_or(usize::MAX);
-        let input = data.get(taken..).unwrap_or_default();
-        if out.len() >= limit {
-            return Err(Problem::TooLarge);
-        }
-        if out.capacity() - out.len() < CHUNK {
-            out.try_reserve(CHUNK).map_err(|_| Problem::TooLarge)?;
-        }
-        let before = (inflater.total_in(), inflater.total_out());
-        let status = inflater
-            .decompress_vec(input, out, FlushDecompress::None)
-            .map_err(|_| Problem::Format)?;
-        let taken = usize::try_from(inflater.total_in()).unwrap_or(usize::MAX);
-        match status {
-            Status::StreamEnd => return Ok(taken),
-            _ if before == (inflater.total_in(), inflater.total_out()) => {
-                // No progress: the input ran out before the stream's end.
-                return Err(Problem::UnexpectedEnd);
-            }
-            _ => {}
-        }
+    let room = limit.saturating_sub(out.len());
+    let start = out.len();
+    let mut decoder = GzDecoder::new(data);
+    // One byte past the room tells a member that is too large from one that just fits.
+    let read = (&mut decoder)
+        .take(u64::try_from(room).unwrap_or(u64::MAX).saturating_add(1))
+        .read_to_end(out);
+    if out.len() - start > room {
+        return Err(Problem::TooLarge);
     }
+    read.map_err(|err| Problem::of(&err))?;
+    Ok((header, data.len() - decoder.get_ref().len()))
 }
 
 /// What `gzip -l` reports of a compressed file: from its first header and its last
@@ -334,6 +249,21 @@ mod tests {
         let mut bad_data = compress(b"0123456789\n", 6, None, 0);
         bad_data[10] = 0xff;
         assert_eq!(decompress(&bad_data).problem, Some(Problem::Format));
+        // A length that does not match is reported with the CRC.
+        let mut bad_len = compress(b"0123456789\n", 6, None, 0);
+        let at = bad_len.len() - 4;
+        bad_len[at] ^= 1;
+        assert_eq!(decompress(&bad_len).problem, Some(Problem::Crc));
+        // Reserved flag bits.
+        let mut reserved = compress(b"x", 6, None, 0);
+        reserved[3] = 0xe0;
+        assert_eq!(decompress(&reserved).problem, Some(Problem::Format));
+        // A header cut in its name.
+        let named = compress(b"x", 6, Some("name"), 0);
+        assert_eq!(
+            decompress(&named[..12]).problem,
+            Some(Problem::UnexpectedEnd)
+        );
     }
 
     #[test]
