@@ -3,13 +3,11 @@
 //! (`+FORMAT`, `-I`, `-R`, `--rfc-3339`), in UTC, the sandbox's time zone. Setting the
 //! clock (`-s`) is refused.
 
-use super::fileops::date::{Instant, parse_date};
+use super::calendar::{Instant, format as format_time};
+use super::fileops::date::parse_date;
 use super::util::{ArgItem, Files, GnuArgs, Output, print_info, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
-use chrono::format::{Item, StrftimeItems};
-use chrono::{DateTime, Utc};
 use sandtab_vfs::SandboxFs;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder {
@@ -19,9 +17,6 @@ pub(crate) fn register(builder: BashBuilder, fs: &Arc<SandboxFs>) -> BashBuilder
 struct Date {
     fs: Arc<SandboxFs>,
 }
-
-/// The widest padding a directive gets.
-const MAX_WIDTH: usize = 1024;
 
 /// GNU date's default output in the C locale.
 const DEFAULT_FORMAT: &str = "%a %b %e %H:%M:%S %Z %Y";
@@ -263,130 +258,9 @@ impl bashkit::Command for Date {
     }
 }
 
-/// `time` in `format` (strftime, GNU's directives), in UTC. A directive that is not
-/// known is printed as written, as GNU date does.
-pub(crate) fn format_time(format: &str, time: Instant) -> String {
-    let Some(when) = DateTime::<Utc>::from_timestamp(time.secs, time.nanos) else {
-        return format!("{}", time.secs);
-    };
-    let mut text = String::new();
-    let mut rest = format;
-    while let Some(at) = rest.find('%') {
-        text.push_str(&rest[..at]);
-        let spec = directive(&rest[at..]);
-        rest = &rest[at + spec.len()..];
-        text.push_str(&format_directive(spec, &when));
-    }
-    text.push_str(rest);
-    text
-}
-
-/// The directive at the start of `text` (which starts with `%`): flags (`-_0^#`), a
-/// width, colons (`%:z`), and its letter.
-fn directive(text: &str) -> &str {
-    let bytes = text.as_bytes();
-    let mut end = 1;
-    while end < bytes.len() && matches!(bytes[end], b'-' | b'_' | b'0' | b'^' | b'#') {
-        end += 1;
-    }
-    while end < bytes.len() && bytes[end].is_ascii_digit() {
-        end += 1;
-    }
-    while end < bytes.len() && bytes[end] == b':' {
-        end += 1;
-    }
-    match text[end..].chars().next() {
-        Some(letter) => &text[..end + letter.len_utf8()],
-        None => text,
-    }
-}
-
-fn format_directive(spec: &str, when: &DateTime<Utc>) -> String {
-    let letter = spec.chars().last().unwrap_or('%');
-    let body = &spec[1..spec.len() - letter.len_utf8().min(spec.len() - 1)];
-    let flags: String = body.chars().take_while(|c| "-_0^#".contains(*c)).collect();
-    let width = body[flags.len()..].trim_end_matches(':');
-    // GNU's `%N` (nanoseconds, `%3N` for the first three digits) is chrono's `%f`.
-    if letter == 'N' {
-        let digits = width.parse::<usize>().unwrap_or(9).clamp(1, 9);
-        let nanos = format!("{:09}", when.timestamp_subsec_nanos());
-        return nanos[..digits].to_owned();
-    }
-    if letter == '%' && body.is_empty() {
-        return "%".to_owned();
-    }
-    let upper = flags.contains('^');
-    let pad = match (
-        flags.contains('-'),
-        flags.contains('_'),
-        flags.contains('0'),
-    ) {
-        (true, _, _) => "-",
-        (_, true, _) => "_",
-        (_, _, true) => "0",
-        _ => "",
-    };
-    let colons = &body[body.trim_end_matches(':').len()..];
-    let chrono_spec = format!("%{pad}{colons}{letter}");
-    let items: Vec<Item<'_>> = StrftimeItems::new(&chrono_spec).collect();
-    if items.iter().any(|item| matches!(item, Item::Error)) {
-        return spec.to_owned();
-    }
-    let mut shown = String::new();
-    if write!(shown, "{}", when.format_with_items(items.into_iter())).is_err() {
-        return spec.to_owned();
-    }
-    // A padding width is bounded, so that `%999999999d` cannot fill the memory.
-    if let Ok(width) = width.parse::<usize>().map(|w| w.min(MAX_WIDTH))
-        && shown.chars().count() < width
-    {
-        let fill = match pad {
-            "_" => ' ',
-            "0" => '0',
-            _ if "aAbBhpPZekl".contains(letter) => ' ',
-            _ => '0',
-        };
-        let missing = width - shown.chars().count();
-        shown = std::iter::repeat_n(fill, missing).collect::<String>() + &shown;
-    }
-    if upper {
-        shown = shown.to_uppercase();
-    }
-    shown
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(secs: i64, nanos: u32) -> Instant {
-        Instant { secs, nanos }
-    }
-
-    #[test]
-    fn gnu_formats() {
-        let t = at(1_709_622_489, 123_456_789); // 2024-03-05 07:08:09.123456789 UTC
-        assert_eq!(
-            format_time(DEFAULT_FORMAT, t),
-            "Tue Mar  5 07:08:09 UTC 2024"
-        );
-        assert_eq!(
-            format_time("%F %T %s %j", t),
-            "2024-03-05 07:08:09 1709622489 065"
-        );
-        assert_eq!(
-            format_time("%N %3N %-d %_m %^a %:z", t),
-            "123456789 123 5  3 TUE +00:00"
-        );
-        assert_eq!(format_time("%Q 100%% %", t), "%Q 100% %");
-        assert_eq!(format_time("%10s|%5d", t), "1709622489|00005");
-        assert_eq!(
-            format_time(iso_format("seconds").unwrap(), at(86_400, 0)),
-            "1970-01-02T00:00:00+00:00"
-        );
-        assert_eq!(format_time("%Y", at(-1, 0)), "1969");
-        assert_eq!(format_time("%999999999d", t).len(), MAX_WIDTH);
-    }
 
     #[test]
     fn options() {

@@ -7,12 +7,13 @@
 //! Files look as they would on ext4: see [`super::stat`].
 
 use super::stat::{
-    Civil, MONTHS, OWNER, OWNER_ID, apparent_size, blocks_512, epoch_secs, full_time, link_count,
-    mode_string, quote_always,
+    OWNER, OWNER_ID, apparent_size, blocks_512, epoch_secs, full_time, link_count, mode_string,
+    quote_always,
 };
 mod format;
 mod options;
 
+use super::calendar;
 use super::util::{ArgItem, GnuArgs, Output};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 pub(super) use format::strftime;

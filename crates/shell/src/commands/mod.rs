@@ -4,6 +4,7 @@
 //! modes), streams through bashkit's command I/O, and speaks GNU's messages and exit
 //! statuses. Registered over bashkit's builtins of the same name.
 
+mod calendar;
 mod curl;
 mod date;
 mod df;

@@ -7,6 +7,7 @@
 
 mod format;
 
+use super::calendar;
 use super::util::{ArgItem, Files, GnuArgs, Output, resolve_long, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use format::*;
@@ -112,74 +113,6 @@ pub(super) fn type_name(meta: &Metadata) -> &'static str {
     }
 }
 
-/// A moment as calendar fields, in UTC (the sandbox's time zone).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Civil {
-    pub year: i64,
-    /// 1 to 12.
-    pub month: u32,
-    pub day: u32,
-    pub hour: u32,
-    pub minute: u32,
-    pub second: u32,
-    /// 0 for Sunday.
-    pub weekday: u32,
-    /// 0 for 1 January.
-    pub year_day: u32,
-}
-
-pub(super) const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-pub(super) const WEEKDAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-
-impl Civil {
-    /// The calendar fields of `secs` seconds after the epoch (proleptic Gregorian).
-    pub fn from_secs(secs: i64) -> Self {
-        let days = secs.div_euclid(86_400);
-        let of_day = secs.rem_euclid(86_400);
-        // Howard Hinnant's days-to-civil algorithm.
-        let shifted = days + 719_468;
-        let era = shifted.div_euclid(146_097);
-        let day_of_era = shifted.rem_euclid(146_097);
-        let year_of_era =
-            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-        let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-        let month_index = (5 * day_of_year + 2) / 153;
-        let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-        let month = if month_index < 10 {
-            month_index + 3
-        } else {
-            month_index - 9
-        };
-        let year = year_of_era + era * 400 + i64::from(month <= 2);
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        let before_month = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
-        let month_u = u32::try_from(month).unwrap_or(1);
-        let day_u = u32::try_from(day).unwrap_or(1);
-        let year_day =
-            before_month[(month_u as usize - 1) % 12] + day_u - 1 + u32::from(leap && month_u > 2);
-        Self {
-            year,
-            month: month_u,
-            day: day_u,
-            hour: u32::try_from(of_day / 3600).unwrap_or(0),
-            minute: u32::try_from(of_day % 3600 / 60).unwrap_or(0),
-            second: u32::try_from(of_day % 60).unwrap_or(0),
-            weekday: u32::try_from((days + 4).rem_euclid(7)).unwrap_or(0),
-            year_day,
-        }
-    }
-
-    pub fn month_name(&self) -> &'static str {
-        MONTHS[(self.month as usize + 11) % 12]
-    }
-
-    pub fn weekday_name(&self) -> &'static str {
-        WEEKDAYS[self.weekday as usize % 7]
-    }
-}
-
 /// Seconds since the epoch, as a signed count.
 pub(super) fn epoch_secs(time: Timestamp) -> i64 {
     i64::try_from(time.as_secs()).unwrap_or(i64::MAX)
@@ -187,17 +120,7 @@ pub(super) fn epoch_secs(time: Timestamp) -> i64 {
 
 /// `2026-12-01 18:39:42.784255240 +0000`: stat's `%y` and ls's `--full-time`.
 pub(super) fn full_time(time: Timestamp) -> String {
-    let c = Civil::from_secs(epoch_secs(time));
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:09} +0000",
-        c.year,
-        c.month,
-        c.day,
-        c.hour,
-        c.minute,
-        c.second,
-        time.0 % 1_000_000_000
-    )
+    calendar::format("%Y-%m-%d %H:%M:%S.%N %z", time.into())
 }
 
 // ---------------------------------------------------------------------------------
@@ -616,22 +539,6 @@ mod tests {
             mode_string(&meta(FileKind::Symlink, 0o777, 1)),
             "lrwxrwxrwx"
         );
-    }
-
-    #[test]
-    fn civil_dates() {
-        let c = Civil::from_secs(1_796_150_382);
-        assert_eq!((c.year, c.month, c.day), (2026, 12, 1));
-        assert_eq!((c.hour, c.minute, c.second), (18, 39, 42));
-        assert_eq!(c.weekday_name(), "Tue");
-        assert_eq!(c.year_day, 334);
-        let epoch = Civil::from_secs(0);
-        assert_eq!(
-            (epoch.year, epoch.month, epoch.day, epoch.weekday),
-            (1970, 1, 1, 4)
-        );
-        let before = Civil::from_secs(-1);
-        assert_eq!((before.year, before.hour, before.second), (1969, 23, 59));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! patterns of `-x`.
 
 use super::*;
+use crate::commands::calendar;
 
 pub(super) fn system_time(time: bashkit::time::SystemTime) -> Timestamp {
     let since = time
@@ -13,38 +14,12 @@ pub(super) fn system_time(time: bashkit::time::SystemTime) -> Timestamp {
 
 /// `2024-01-01 00:00:00.000000000 +0000`, as GNU diff dates its headers (in UTC).
 pub(super) fn format_time(time: Timestamp) -> String {
-    let secs = time.0 / 1_000_000_000;
-    let nanos = time.0 % 1_000_000_000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{nanos:09} +0000",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    calendar::format("%Y-%m-%d %H:%M:%S.%N %z", time.into())
 }
 
 /// `Tue Dec  1 18:59:31 2026`, as GNU diff dates context-format headers (in UTC).
 pub(super) fn format_ctime(time: Timestamp) -> String {
-    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let secs = time.0 / 1_000_000_000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    let (year, month, day) = civil_from_days(days);
-    // 1970-01-01 was a Thursday.
-    let weekday = DAYS[(days + 4).rem_euclid(7) as usize];
-    let month = MONTHS[(month - 1).clamp(0, 11) as usize];
-    format!(
-        "{weekday} {month} {day:>2} {:02}:{:02}:{:02} {year}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    calendar::format("%a %b %e %H:%M:%S %Y", time.into())
 }
 
 /// A file name as GNU diff writes it in headers: in C quotes with escapes when it has
@@ -104,20 +79,6 @@ pub(super) fn utf8_locale(env: &HashMap<String, String>) -> bool {
         let l = l.to_ascii_lowercase();
         l.contains("utf-8") || l.contains("utf8")
     })
-}
-
-/// The calendar date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-pub(super) fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// Whether GNU diff would take `data` for binary: a NUL byte near the start.

@@ -1,112 +1,17 @@
 //! Dates as `touch -d`/`-t` read them and as `tar -tv` prints them, in UTC (the
 //! sandbox's time zone).
 
-/// A point in time: seconds since the epoch (negative before 1970) and nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Instant {
-    pub secs: i64,
-    pub nanos: u32,
-}
-
-impl Instant {
-    pub fn from_nanos(nanos: u64) -> Self {
-        Self {
-            secs: i64::try_from(nanos / 1_000_000_000).unwrap_or(i64::MAX),
-            nanos: u32::try_from(nanos % 1_000_000_000).unwrap_or(0),
-        }
-    }
-
-    /// Nanoseconds since the epoch; `None` before 1970 or too far ahead to store.
-    pub fn to_nanos(self) -> Option<u64> {
-        let secs = u64::try_from(self.secs).ok()?;
-        secs.checked_mul(1_000_000_000)?
-            .checked_add(u64::from(self.nanos))
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month = i64::from(month);
-    let day_of_year =
-        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date (year, month, day) `days` after 1970-01-01.
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = u32::try_from(day_of_year - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        _ => 28,
-    }
-}
-
-/// Seconds since the epoch of a calendar time, if every field is in range.
-fn civil_seconds(
-    year: i64,
-    month: u32,
-    day: u32,
-    hour: u32,
-    minute: u32,
-    second: u32,
-) -> Option<i64> {
-    let valid = (1..=12).contains(&month)
-        && day >= 1
-        && day <= days_in_month(year, month)
-        && hour < 24
-        && minute < 60
-        && second <= 60;
-    valid.then(|| {
-        days_from_civil(year, month, day) * 86_400
-            + i64::from(hour) * 3600
-            + i64::from(minute) * 60
-            + i64::from(second)
-    })
-}
+pub(crate) use crate::commands::calendar::Instant;
+use crate::commands::calendar::{civil_seconds, format, year_of};
 
 /// `YYYY-MM-DD HH:MM` as `tar -tv` shows a time.
 pub(crate) fn format_minutes(secs: i64) -> String {
-    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
-    let of_day = secs.rem_euclid(86_400);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        of_day / 3600,
-        of_day % 3600 / 60
-    )
+    format("%Y-%m-%d %H:%M", Instant { secs, nanos: 0 })
 }
 
 /// `Dec  1 18:55` (C's `ctime` without the weekday, seconds and year).
 pub(crate) fn format_month_day_time(secs: i64) -> String {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let (_, month, day) = civil_from_days(secs.div_euclid(86_400));
-    let of_day = secs.rem_euclid(86_400);
-    let name = MONTHS[usize::try_from(month.saturating_sub(1)).unwrap_or(0) % 12];
-    format!(
-        "{name} {day:>2} {:02}:{:02}",
-        of_day / 3600,
-        of_day % 3600 / 60
-    )
+    format("%b %e %H:%M", Instant { secs, nanos: 0 })
 }
 
 fn digits(text: &str) -> Option<u32> {
@@ -126,7 +31,7 @@ pub(crate) fn parse_stamp(text: &str, now: Instant) -> Option<Instant> {
         return None;
     }
     let (year, rest) = match main.len() {
-        8 => (civil_from_days(now.secs.div_euclid(86_400)).0, main),
+        8 => (year_of(now.secs), main),
         10 => {
             let short = i64::from(digits(&main[..2])?);
             (
@@ -362,11 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn civil_round_trip() {
-        for days in [-800_000, -1, 0, 1, 59, 365, 10_957, 20_000, 2_000_000] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-        }
+    fn tar_listing_times() {
         assert_eq!(format_minutes(0), "1970-01-01 00:00");
         assert_eq!(format_minutes(NOW.secs), "2025-12-01 18:42");
         assert_eq!(format_month_day_time(NOW.secs), "Dec  1 18:42");

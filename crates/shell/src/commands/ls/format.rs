@@ -66,93 +66,10 @@ pub(super) fn c_escape(name: &str, in_quotes: bool) -> String {
     text
 }
 
-/// Formats a time with a strftime format (the fields GNU's `date` knows best).
+/// Formats a time with a strftime format, GNU's directives.
 pub(crate) fn strftime(format: &str, time: Timestamp) -> String {
-    let c = Civil::from_secs(epoch_secs(time));
-    let twelve = if c.hour.is_multiple_of(12) {
-        12
-    } else {
-        c.hour % 12
-    };
-    let mut text = String::new();
-    let mut chars = format.chars();
-    while let Some(ch) = chars.next() {
-        if ch != '%' {
-            text.push(ch);
-            continue;
-        }
-        let Some(field) = chars.next() else {
-            text.push('%');
-            break;
-        };
-        let _ = match field {
-            'Y' => write!(text, "{}", c.year),
-            'C' => write!(text, "{:02}", c.year.div_euclid(100)),
-            'y' => write!(text, "{:02}", c.year.rem_euclid(100)),
-            'm' => write!(text, "{:02}", c.month),
-            'd' => write!(text, "{:02}", c.day),
-            'e' => write!(text, "{:2}", c.day),
-            'H' => write!(text, "{:02}", c.hour),
-            'k' => write!(text, "{:2}", c.hour),
-            'I' => write!(text, "{twelve:02}"),
-            'l' => write!(text, "{twelve:2}"),
-            'M' => write!(text, "{:02}", c.minute),
-            'S' => write!(text, "{:02}", c.second),
-            'N' => write!(text, "{:09}", time.0 % 1_000_000_000),
-            'p' => text.write_str(if c.hour < 12 { "AM" } else { "PM" }),
-            'P' => text.write_str(if c.hour < 12 { "am" } else { "pm" }),
-            'b' | 'h' => text.write_str(c.month_name()),
-            'B' => text.write_str(FULL_MONTHS[(c.month as usize + 11) % 12]),
-            'a' => text.write_str(c.weekday_name()),
-            'A' => text.write_str(FULL_WEEKDAYS[c.weekday as usize % 7]),
-            'j' => write!(text, "{:03}", c.year_day + 1),
-            'u' => write!(text, "{}", if c.weekday == 0 { 7 } else { c.weekday }),
-            'w' => write!(text, "{}", c.weekday),
-            's' => write!(text, "{}", epoch_secs(time)),
-            'F' => write!(text, "{}-{:02}-{:02}", c.year, c.month, c.day),
-            'D' => write!(
-                text,
-                "{:02}/{:02}/{:02}",
-                c.month,
-                c.day,
-                c.year.rem_euclid(100)
-            ),
-            'T' => write!(text, "{:02}:{:02}:{:02}", c.hour, c.minute, c.second),
-            'R' => write!(text, "{:02}:{:02}", c.hour, c.minute),
-            'z' => text.write_str("+0000"),
-            'Z' => text.write_str("UTC"),
-            'n' => text.write_str("\n"),
-            't' => text.write_str("\t"),
-            '%' => text.write_str("%"),
-            other => write!(text, "%{other}"),
-        };
-    }
-    text
+    calendar::format(format, time.into())
 }
-
-pub(super) const FULL_MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-pub(super) const FULL_WEEKDAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
 
 /// Half a Gregorian year: older (or future) times show the year instead of the time.
 pub(super) const SIX_MONTHS_SECS: i64 = 31_556_952 / 2;
@@ -168,15 +85,8 @@ pub(super) fn format_time(style: &TimeStyle, time: Timestamp, now: Timestamp) ->
         TimeStyle::Iso => strftime("%Y-%m-%d ", time),
         TimeStyle::Custom { recent: format, .. } if recent => strftime(format, time),
         TimeStyle::Custom { old, .. } => strftime(old, time),
-        TimeStyle::Locale => {
-            let c = Civil::from_secs(secs);
-            let month = MONTHS[(c.month as usize + 11) % 12];
-            if recent {
-                format!("{month} {:2} {:02}:{:02}", c.day, c.hour, c.minute)
-            } else {
-                format!("{month} {:2}  {}", c.day, c.year)
-            }
-        }
+        TimeStyle::Locale if recent => strftime("%b %e %H:%M", time),
+        TimeStyle::Locale => strftime("%b %e  %Y", time),
     }
 }
 

@@ -1,20 +1,13 @@
 //! How wget words sizes, rates, reasons and times in its messages.
 
-use crate::commands::fileops::date::civil_from_days;
+use crate::commands::calendar::{self, Instant};
 use sandtab_caps::HttpResponse;
 
 /// wget's time stamp (`2024-05-06 07:08:09`) for `ms` since the epoch, in UTC (the
 /// sandbox's time zone).
 pub(super) fn stamp(ms: f64) -> String {
     let secs = (ms / 1000.0).floor() as i64;
-    let (year, month, day) = civil_from_days(secs.div_euclid(86_400));
-    let of_day = secs.rem_euclid(86_400);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        of_day / 3600,
-        of_day / 60 % 60,
-        of_day % 60
-    )
+    calendar::format("%Y-%m-%d %H:%M:%S", Instant { secs, nanos: 0 })
 }
 
 /// The reason phrase, or the standard one when the response has none (HTTP/2).
