@@ -13,9 +13,9 @@ mod parse;
 mod reject;
 mod store;
 
-use super::getopt::{self, Arg, HasArg};
 use super::util::shell_quote as quote;
 use super::util::{Files, Output, read_stdin, strerror};
+use crate::commands::options::{Arg, Value};
 use apply::*;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use headers::*;

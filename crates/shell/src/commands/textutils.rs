@@ -3,7 +3,6 @@
 //! messages and exit statuses. Files are read whole from the sandbox (it holds them in
 //! memory anyway); standard input is streamed where that matters (`yes | head`).
 
-mod args;
 mod base64;
 mod checksum;
 mod cut;

@@ -43,60 +43,61 @@ Compare FILES line by line.
 Exit status is 0 if inputs are the same, 1 if different, 2 if trouble.
 ";
 
-use crate::commands::getopt::{self, Arg, HasArg};
+use crate::commands::options::{self, Arg, Value};
 
-pub(super) const LONG_OPTIONS: &[(&str, HasArg)] = &[
-    ("normal", HasArg::No),
-    ("brief", HasArg::No),
-    ("report-identical-files", HasArg::No),
-    ("context", HasArg::Optional),
-    ("unified", HasArg::Optional),
-    ("ed", HasArg::No),
-    ("rcs", HasArg::No),
-    ("side-by-side", HasArg::No),
-    ("width", HasArg::Required),
-    ("left-column", HasArg::No),
-    ("suppress-common-lines", HasArg::No),
-    ("show-c-function", HasArg::No),
-    ("show-function-line", HasArg::Required),
-    ("label", HasArg::Required),
-    ("expand-tabs", HasArg::No),
-    ("initial-tab", HasArg::No),
-    ("tabsize", HasArg::Required),
-    ("suppress-blank-empty", HasArg::No),
-    ("paginate", HasArg::No),
-    ("new-file", HasArg::No),
-    ("unidirectional-new-file", HasArg::No),
-    ("recursive", HasArg::No),
-    ("no-dereference", HasArg::No),
-    ("exclude", HasArg::Required),
-    ("exclude-from", HasArg::Required),
-    ("starting-file", HasArg::Required),
-    ("ignore-file-name-case", HasArg::No),
-    ("no-ignore-file-name-case", HasArg::No),
-    ("ignore-case", HasArg::No),
-    ("ignore-tab-expansion", HasArg::No),
-    ("ignore-trailing-space", HasArg::No),
-    ("ignore-space-change", HasArg::No),
-    ("ignore-all-space", HasArg::No),
-    ("ignore-blank-lines", HasArg::No),
-    ("ignore-matching-lines", HasArg::Required),
-    ("text", HasArg::No),
-    ("strip-trailing-cr", HasArg::No),
-    ("binary", HasArg::No),
-    ("minimal", HasArg::No),
-    ("horizon-lines", HasArg::Required),
-    ("speed-large-files", HasArg::No),
-    ("color", HasArg::Optional),
-    ("palette", HasArg::Required),
-    ("help", HasArg::No),
-    ("version", HasArg::No),
+pub(super) const LONG_OPTIONS: &[(&str, Value)] = &[
+    ("normal", Value::No),
+    ("brief", Value::No),
+    ("report-identical-files", Value::No),
+    ("context", Value::Optional),
+    ("unified", Value::Optional),
+    ("ed", Value::No),
+    ("rcs", Value::No),
+    ("side-by-side", Value::No),
+    ("width", Value::Required),
+    ("left-column", Value::No),
+    ("suppress-common-lines", Value::No),
+    ("show-c-function", Value::No),
+    ("show-function-line", Value::Required),
+    ("label", Value::Required),
+    ("expand-tabs", Value::No),
+    ("initial-tab", Value::No),
+    ("tabsize", Value::Required),
+    ("suppress-blank-empty", Value::No),
+    ("paginate", Value::No),
+    ("new-file", Value::No),
+    ("unidirectional-new-file", Value::No),
+    ("recursive", Value::No),
+    ("no-dereference", Value::No),
+    ("exclude", Value::Required),
+    ("exclude-from", Value::Required),
+    ("starting-file", Value::Required),
+    ("ignore-file-name-case", Value::No),
+    ("no-ignore-file-name-case", Value::No),
+    ("ignore-case", Value::No),
+    ("ignore-tab-expansion", Value::No),
+    ("ignore-trailing-space", Value::No),
+    ("ignore-space-change", Value::No),
+    ("ignore-all-space", Value::No),
+    ("ignore-blank-lines", Value::No),
+    ("ignore-matching-lines", Value::Required),
+    ("text", Value::No),
+    ("strip-trailing-cr", Value::No),
+    ("binary", Value::No),
+    ("minimal", Value::No),
+    ("horizon-lines", Value::Required),
+    ("speed-large-files", Value::No),
+    ("color", Value::Optional),
+    ("palette", Value::Required),
+    ("help", Value::No),
+    ("version", Value::No),
 ];
 
-pub(super) const SPEC: getopt::Spec = getopt::Spec {
-    flags: "0123456789abBcdeEfhHilnNpqrstTuvwyZ",
-    with_value: "CUDFILSWxX",
+pub(super) const SPEC: options::Spec = options::Spec {
+    short: "0123456789abBcdeEfhHilnNpqrstTuvwyZC:U:D:F:I:L:S:W:x:X:",
     long: LONG_OPTIONS,
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 /// The output formats.
@@ -211,14 +212,22 @@ pub(super) fn parse_args(args: &[String]) -> Result<Parsed, String> {
     // Obsolete `-NUM` context lengths (`-5u`): digits accumulate.
     let mut digits: Option<usize> = None;
     let mut last_was_digit = false;
-    for (arg, raw) in getopt::parse(args, &SPEC)? {
-        for word in raw {
-            opts.switches.push(' ');
-            opts.switches.push_str(&shell_quote(&word));
+    let mut parser = options::Parser::new(&SPEC, args);
+    loop {
+        let before = parser.consumed();
+        let Some(arg) = parser.next_arg()? else {
+            break;
+        };
+        // The words an option came from, as diff repeats them in recursive headers.
+        if !matches!(arg, Arg::Operand(_)) {
+            for word in &args[before..parser.consumed()] {
+                opts.switches.push(' ');
+                opts.switches.push_str(&shell_quote(word));
+            }
         }
         let is_digit = matches!(arg, Arg::Short(c, None) if c.is_ascii_digit());
         match arg {
-            Arg::Operand(operand) => operands.push(operand),
+            Arg::Operand(operand) => operands.push(operand.to_owned()),
             Arg::Short(c, None) if c.is_ascii_digit() => {
                 let base = if last_was_digit {
                     digits.unwrap_or(0)
@@ -231,12 +240,12 @@ pub(super) fn parse_args(args: &[String]) -> Result<Parsed, String> {
                 opts.context = value;
             }
             Arg::Short(c, value) => {
-                if let Some(done) = short_option(&mut opts, c, value)? {
+                if let Some(done) = short_option(&mut opts, c, value.map(str::to_owned))? {
                     return Ok(done);
                 }
             }
             Arg::Long(name, value) => {
-                if let Some(done) = long_option(&mut opts, name, value)? {
+                if let Some(done) = long_option(&mut opts, name, value.map(str::to_owned))? {
                     return Ok(done);
                 }
             }
@@ -255,7 +264,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Parsed, String> {
 pub(super) const MAX_COLUMNS: usize = 1 << 16;
 
 pub(super) fn context_length(text: &str) -> Result<usize, String> {
-    getopt::count(text).ok_or_else(|| format!("invalid context length '{text}'"))
+    options::count(text).ok_or_else(|| format!("invalid context length '{text}'"))
 }
 
 pub(super) fn regex(text: &str) -> Result<Regex, String> {
@@ -287,7 +296,7 @@ pub(super) fn short_option(
         'n' => opts.format = Format::Rcs,
         'y' => opts.format = Format::SideBySide,
         'W' => {
-            opts.width = getopt::count(&value)
+            opts.width = options::count(&value)
                 .filter(|&width| width > 0)
                 .ok_or(format!("invalid width '{value}'"))?
                 .min(MAX_COLUMNS);
@@ -386,7 +395,7 @@ pub(super) fn long_only_option(
         "left-column" => opts.left_column = true,
         "suppress-common-lines" => opts.suppress_common = true,
         "tabsize" => {
-            opts.tab_size = getopt::count(&value)
+            opts.tab_size = options::count(&value)
                 .filter(|&n| n > 0)
                 .ok_or(format!("invalid tabsize '{value}'"))?
                 .min(MAX_COLUMNS);
@@ -395,7 +404,7 @@ pub(super) fn long_only_option(
         "strip-trailing-cr" => opts.compare.strip_cr = true,
         "horizon-lines" => {
             opts.horizon =
-                getopt::count(&value).ok_or(format!("invalid horizon length '{value}'"))?;
+                options::count(&value).ok_or(format!("invalid horizon length '{value}'"))?;
         }
         "color" if !matches!(value.as_str(), "" | "never" | "auto" | "always") => {
             return Err(format!("invalid argument '{value}' for '--color'"));

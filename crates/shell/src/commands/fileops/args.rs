@@ -1,81 +1,21 @@
-//! GNU `getopt_long` as coreutils use it: short options clustered (`-rf`), values
-//! attached or separate (`-m755`, `-m 755`), long options with unique abbreviations
-//! (`--verb`), `--opt=value`, options anywhere among the operands, `--` ending them.
+//! The command lines of the file commands (and `gzip`, `tar`, `wget`): parsed by the
+//! one parser (`commands::options`), each long option reported by the key letter it
+//! stands for (the short option it is another name of, or a private letter).
 
-/// Whether an option takes a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Value {
-    None,
-    Required,
-    /// Only attached: `-xVALUE`, `--opt=VALUE`.
-    Optional,
-}
+pub(crate) use crate::commands::options::Value;
+use crate::commands::options::{self, Parser};
 
-/// A long option: its name, whether it takes a value, and the key it reports as
-/// (a short option's letter, or a private character for long-only options).
+/// A long option: its name, whether it takes a value, and the key it reports as.
 pub(crate) type Long = (&'static str, Value, char);
 
 /// The options a command takes.
-pub(crate) struct Spec {
-    /// getopt-style: each letter, followed by `:` for a required value or `::` for an
-    /// optional one.
-    pub short: &'static str,
-    pub long: &'static [Long],
-}
+pub(crate) type Spec = options::Spec<Long>;
 
 /// Options in the order given, and the operands.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Parsed {
     pub options: Vec<(char, Option<String>)>,
     pub operands: Vec<String>,
-}
-
-impl Spec {
-    fn short_value(&self, letter: char) -> Option<Value> {
-        for (at, c) in self.short.char_indices() {
-            if c == ':' {
-                continue;
-            }
-            if c == letter {
-                let rest = &self.short[at + c.len_utf8()..];
-                return Some(if rest.starts_with("::") {
-                    Value::Optional
-                } else if rest.starts_with(':') {
-                    Value::Required
-                } else {
-                    Value::None
-                });
-            }
-        }
-        None
-    }
-
-    /// The long option `name` stands for: an exact name, or the one option it
-    /// abbreviates.
-    fn find_long(&self, name: &str) -> Result<&Long, String> {
-        if let Some(exact) = self.long.iter().find(|long| long.0 == name) {
-            return Ok(exact);
-        }
-        let matches: Vec<&Long> = self
-            .long
-            .iter()
-            .filter(|long| long.0.starts_with(name))
-            .collect();
-        match matches.as_slice() {
-            [] => Err(format!("unrecognized option '--{name}'")),
-            [one] => Ok(one),
-            [first, rest @ ..] if rest.iter().all(|l| l.1 == first.1 && l.2 == first.2) => {
-                Ok(first)
-            }
-            many => {
-                let names: Vec<String> = many.iter().map(|l| format!("'--{}'", l.0)).collect();
-                Err(format!(
-                    "option '--{name}' is ambiguous; possibilities: {}",
-                    names.join(" ")
-                ))
-            }
-        }
-    }
 }
 
 /// One argument as parsed, in command-line order.
@@ -100,97 +40,21 @@ pub(crate) fn parse(args: &[String], spec: &Spec) -> Result<Parsed, String> {
 /// Like [`parse`], keeping options and operands in the order given (for commands
 /// such as `tar -C`, where an option applies to the operands after it).
 pub(crate) fn parse_in_order(args: &[String], spec: &Spec) -> Result<Vec<Arg>, String> {
-    let mut parsed = Vec::new();
-    let mut index = 0;
-    while index < args.len() {
-        let arg = &args[index];
-        index += 1;
-        if arg == "--" {
-            parsed.extend(args[index..].iter().cloned().map(Arg::Operand));
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let (key, value) = parse_long(arg, long, args, &mut index, spec)?;
-            parsed.push(Arg::Option(key, value));
-        } else if arg.len() > 1 && arg.starts_with('-') {
-            index = parse_cluster(arg, args, index, spec, &mut parsed)?;
-        } else {
-            parsed.push(Arg::Operand(arg.clone()));
-        }
-    }
-    Ok(parsed)
-}
-
-/// Parses `--long[=value]` (`long` is `arg` without the dashes), taking a separate
-/// value from `args[*index]` when it needs one.
-fn parse_long(
-    arg: &str,
-    long: &str,
-    args: &[String],
-    index: &mut usize,
-    spec: &Spec,
-) -> Result<(char, Option<String>), String> {
-    let (name, attached) = match long.split_once('=') {
-        Some((name, value)) => (name, Some(value.to_owned())),
-        None => (long, None),
+    let key_of = |name: &str| {
+        spec.long
+            .iter()
+            .find(|long| long.0 == name)
+            .map_or('?', |long| long.2)
     };
-    let &(full, value, key) = spec.find_long(name).map_err(|err| {
-        if attached.is_some() && err.starts_with("unrecognized") {
-            format!("unrecognized option '{arg}'")
-        } else {
-            err
-        }
-    })?;
-    let value = match (value, attached) {
-        (Value::None, Some(_)) => {
-            return Err(format!("option '--{full}' doesn't allow an argument"));
-        }
-        (Value::None, None) | (Value::Optional, None) => None,
-        (_, Some(attached)) => Some(attached),
-        (Value::Required, None) => match args.get(*index) {
-            Some(next) => {
-                *index += 1;
-                Some(next.clone())
-            }
-            None => return Err(format!("option '--{full}' requires an argument")),
-        },
-    };
-    Ok((key, value))
-}
-
-/// Parses one `-abc` cluster; returns the index of the next argument.
-fn parse_cluster(
-    arg: &str,
-    args: &[String],
-    mut index: usize,
-    spec: &Spec,
-    parsed: &mut Vec<Arg>,
-) -> Result<usize, String> {
-    for (at, letter) in arg.char_indices().skip(1) {
-        let rest = &arg[at + letter.len_utf8()..];
-        match spec.short_value(letter) {
-            None => return Err(format!("invalid option -- '{letter}'")),
-            Some(Value::None) => parsed.push(Arg::Option(letter, None)),
-            Some(Value::Optional) => {
-                let value = (!rest.is_empty()).then(|| rest.to_owned());
-                parsed.push(Arg::Option(letter, value));
-                return Ok(index);
-            }
-            Some(Value::Required) => {
-                let value = if !rest.is_empty() {
-                    rest.to_owned()
-                } else if let Some(next) = args.get(index) {
-                    index += 1;
-                    next.clone()
-                } else {
-                    return Err(format!("option requires an argument -- '{letter}'"));
-                };
-                parsed.push(Arg::Option(letter, Some(value)));
-                return Ok(index);
-            }
-        }
-    }
-    Ok(index)
+    let parsed = Parser::new(spec, args).collect()?;
+    Ok(parsed
+        .into_iter()
+        .map(|arg| match arg {
+            options::Arg::Short(letter, value) => Arg::Option(letter, value.map(str::to_owned)),
+            options::Arg::Long(name, value) => Arg::Option(key_of(name), value.map(str::to_owned)),
+            options::Arg::Operand(operand) => Arg::Operand(operand.to_owned()),
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -202,10 +66,12 @@ mod tests {
         long: &[
             ("mode", Value::Required, 'm'),
             ("parents", Value::Required, 'p'),
-            ("verbose", Value::None, 'v'),
-            ("version", Value::None, 'V'),
+            ("verbose", Value::No, 'v'),
+            ("version", Value::No, 'V'),
             ("context", Value::Optional, 'Z'),
         ],
+        stop_at_operand: false,
+        negative_numbers: false,
     };
 
     fn run(args: &[&str]) -> Result<Parsed, String> {

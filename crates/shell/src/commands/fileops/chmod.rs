@@ -17,17 +17,19 @@ const NO_PRESERVE_ROOT: char = '\u{e052}';
 const SPEC: Spec = Spec {
     short: "cfvRHLP",
     long: &[
-        ("changes", Value::None, 'c'),
-        ("silent", Value::None, 'f'),
-        ("quiet", Value::None, 'f'),
-        ("verbose", Value::None, 'v'),
-        ("recursive", Value::None, 'R'),
+        ("changes", Value::No, 'c'),
+        ("silent", Value::No, 'f'),
+        ("quiet", Value::No, 'f'),
+        ("verbose", Value::No, 'v'),
+        ("recursive", Value::No, 'R'),
         ("reference", Value::Required, REFERENCE),
-        ("preserve-root", Value::None, PRESERVE_ROOT),
-        ("no-preserve-root", Value::None, NO_PRESERVE_ROOT),
-        ("help", Value::None, HELP),
-        ("version", Value::None, VERSION),
+        ("preserve-root", Value::No, PRESERVE_ROOT),
+        ("no-preserve-root", Value::No, NO_PRESERVE_ROOT),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
     ],
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,12 +12,14 @@ const MKDIR: Spec = Spec {
     short: "m:pvZ::",
     long: &[
         ("mode", Value::Required, 'm'),
-        ("parents", Value::None, 'p'),
-        ("verbose", Value::None, 'v'),
+        ("parents", Value::No, 'p'),
+        ("verbose", Value::No, 'v'),
         ("context", Value::Optional, 'Z'),
-        ("help", Value::None, HELP),
-        ("version", Value::None, VERSION),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
     ],
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 struct MkdirOptions {
@@ -154,12 +156,14 @@ fn ancestors(arg: &str) -> Vec<&str> {
 const RMDIR: Spec = Spec {
     short: "pv",
     long: &[
-        ("parents", Value::None, 'p'),
-        ("verbose", Value::None, 'v'),
-        ("ignore-fail-on-non-empty", Value::None, 'i'),
-        ("help", Value::None, HELP),
-        ("version", Value::None, VERSION),
+        ("parents", Value::No, 'p'),
+        ("verbose", Value::No, 'v'),
+        ("ignore-fail-on-non-empty", Value::No, 'i'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
     ],
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 struct RmdirOptions {

@@ -15,18 +15,20 @@ const UPDATE: char = '\u{e031}';
 const SPEC: Spec = Spec {
     short: "fint:TuvZ",
     long: &[
-        ("force", Value::None, 'f'),
-        ("interactive", Value::None, 'i'),
-        ("no-clobber", Value::None, 'n'),
-        ("no-target-directory", Value::None, 'T'),
-        ("strip-trailing-slashes", Value::None, IGNORED),
+        ("force", Value::No, 'f'),
+        ("interactive", Value::No, 'i'),
+        ("no-clobber", Value::No, 'n'),
+        ("no-target-directory", Value::No, 'T'),
+        ("strip-trailing-slashes", Value::No, IGNORED),
         ("target-directory", Value::Required, 't'),
         ("update", Value::Optional, UPDATE),
-        ("verbose", Value::None, 'v'),
-        ("context", Value::None, 'Z'),
-        ("help", Value::None, HELP),
-        ("version", Value::None, VERSION),
+        ("verbose", Value::No, 'v'),
+        ("context", Value::No, 'Z'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
     ],
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

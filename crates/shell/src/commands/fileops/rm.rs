@@ -16,17 +16,19 @@ const ONE_FILE_SYSTEM: char = '\u{e013}';
 const SPEC: Spec = Spec {
     short: "dfiIrRv",
     long: &[
-        ("dir", Value::None, 'd'),
-        ("force", Value::None, 'f'),
+        ("dir", Value::No, 'd'),
+        ("force", Value::No, 'f'),
         ("interactive", Value::Optional, INTERACTIVE),
-        ("one-file-system", Value::None, ONE_FILE_SYSTEM),
-        ("no-preserve-root", Value::None, NO_PRESERVE_ROOT),
+        ("one-file-system", Value::No, ONE_FILE_SYSTEM),
+        ("no-preserve-root", Value::No, NO_PRESERVE_ROOT),
         ("preserve-root", Value::Optional, PRESERVE_ROOT),
-        ("recursive", Value::None, 'r'),
-        ("verbose", Value::None, 'v'),
-        ("help", Value::None, HELP),
-        ("version", Value::None, VERSION),
+        ("recursive", Value::No, 'r'),
+        ("verbose", Value::No, 'v'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
     ],
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,14 +13,16 @@ const TIME: char = '\u{e040}';
 const SPEC: Spec = Spec {
     short: "acd:fhmr:t:",
     long: &[
-        ("no-create", Value::None, 'c'),
+        ("no-create", Value::No, 'c'),
         ("date", Value::Required, 'd'),
-        ("no-dereference", Value::None, 'h'),
+        ("no-dereference", Value::No, 'h'),
         ("reference", Value::Required, 'r'),
         ("time", Value::Required, TIME),
-        ("help", Value::None, HELP),
-        ("version", Value::None, VERSION),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
     ],
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 /// Where the new times come from.

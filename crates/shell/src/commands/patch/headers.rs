@@ -19,7 +19,7 @@ pub(super) fn parse_unified_header(line: &str) -> Option<(Span, Span, String)> {
 /// that many lines) so that the arithmetic on them cannot overflow.
 pub(super) fn line_number(text: &str) -> Option<usize> {
     const MAX: usize = 1 << 30;
-    getopt::count(text).map(|n| n.min(MAX))
+    crate::commands::options::count(text).map(|n| n.min(MAX))
 }
 
 /// `a,b` (or `a`, one line) as (a, b).

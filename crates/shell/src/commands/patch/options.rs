@@ -30,54 +30,55 @@ Usage: patch [OPTION]... [ORIGFILE [PATCHFILE]]
   --help  Output this help.
 ";
 
-pub(super) const LONG_OPTIONS: &[(&str, HasArg)] = &[
-    ("strip", HasArg::Required),
-    ("input", HasArg::Required),
-    ("output", HasArg::Required),
-    ("directory", HasArg::Required),
-    ("reject-file", HasArg::Required),
-    ("fuzz", HasArg::Required),
-    ("suffix", HasArg::Required),
-    ("prefix", HasArg::Required),
-    ("basename-prefix", HasArg::Required),
-    ("version-control", HasArg::Required),
-    ("ifdef", HasArg::Required),
-    ("get", HasArg::Required),
-    ("debug", HasArg::Required),
-    ("reject-format", HasArg::Required),
-    ("read-only", HasArg::Required),
-    ("quoting-style", HasArg::Required),
-    ("merge", HasArg::Optional),
-    ("backup", HasArg::No),
-    ("context", HasArg::No),
-    ("ed", HasArg::No),
-    ("remove-empty-files", HasArg::No),
-    ("force", HasArg::No),
-    ("ignore-whitespace", HasArg::No),
-    ("normal", HasArg::No),
-    ("forward", HasArg::No),
-    ("reverse", HasArg::No),
-    ("silent", HasArg::No),
-    ("quiet", HasArg::No),
-    ("batch", HasArg::No),
-    ("set-time", HasArg::No),
-    ("set-utc", HasArg::No),
-    ("unified", HasArg::No),
-    ("version", HasArg::No),
-    ("dry-run", HasArg::No),
-    ("verbose", HasArg::No),
-    ("posix", HasArg::No),
-    ("binary", HasArg::No),
-    ("no-backup-if-mismatch", HasArg::No),
-    ("backup-if-mismatch", HasArg::No),
-    ("follow-symlinks", HasArg::No),
-    ("help", HasArg::No),
+pub(super) const LONG_OPTIONS: &[(&str, Value)] = &[
+    ("strip", Value::Required),
+    ("input", Value::Required),
+    ("output", Value::Required),
+    ("directory", Value::Required),
+    ("reject-file", Value::Required),
+    ("fuzz", Value::Required),
+    ("suffix", Value::Required),
+    ("prefix", Value::Required),
+    ("basename-prefix", Value::Required),
+    ("version-control", Value::Required),
+    ("ifdef", Value::Required),
+    ("get", Value::Required),
+    ("debug", Value::Required),
+    ("reject-format", Value::Required),
+    ("read-only", Value::Required),
+    ("quoting-style", Value::Required),
+    ("merge", Value::Optional),
+    ("backup", Value::No),
+    ("context", Value::No),
+    ("ed", Value::No),
+    ("remove-empty-files", Value::No),
+    ("force", Value::No),
+    ("ignore-whitespace", Value::No),
+    ("normal", Value::No),
+    ("forward", Value::No),
+    ("reverse", Value::No),
+    ("silent", Value::No),
+    ("quiet", Value::No),
+    ("batch", Value::No),
+    ("set-time", Value::No),
+    ("set-utc", Value::No),
+    ("unified", Value::No),
+    ("version", Value::No),
+    ("dry-run", Value::No),
+    ("verbose", Value::No),
+    ("posix", Value::No),
+    ("binary", Value::No),
+    ("no-backup-if-mismatch", Value::No),
+    ("backup-if-mismatch", Value::No),
+    ("follow-symlinks", Value::No),
+    ("help", Value::No),
 ];
 
-pub(super) const SPEC: getopt::Spec = getopt::Spec {
-    flags: "bceEflnNRstTuvZ",
-    with_value: "pioOdrFzBVDgxY",
+pub(super) const SPEC: crate::commands::options::Spec = crate::commands::options::Spec {
+    short: "bceEflnNRstTuvZp:i:o:O:d:r:F:z:B:V:D:g:x:Y:",
     long: LONG_OPTIONS,
+    stop_at_operand: false,
+    negative_numbers: false,
 };
 
 #[derive(Debug, Clone)]
@@ -153,10 +154,13 @@ pub(super) enum ArgError {
 pub(super) fn parse_args(args: &[String]) -> Result<Parsed, ArgError> {
     let mut opts = Options::default();
     let mut operands = Vec::new();
-    for (arg, _) in getopt::parse(args, &SPEC).map_err(ArgError::Usage)? {
+    let parsed = crate::commands::options::Parser::new(&SPEC, args)
+        .collect()
+        .map_err(|err| ArgError::Usage(err.into()))?;
+    for arg in parsed {
         let (short, value) = match arg {
             Arg::Operand(operand) => {
-                operands.push(operand);
+                operands.push(operand.to_owned());
                 continue;
             }
             Arg::Short(c, value) => (c, value),
@@ -174,7 +178,7 @@ pub(super) fn parse_args(args: &[String]) -> Result<Parsed, ArgError> {
         if short == 'v' {
             return Ok(Parsed::Version);
         }
-        short_option(&mut opts, short, value.unwrap_or_default())?;
+        short_option(&mut opts, short, value.unwrap_or_default().to_owned())?;
     }
     let mut operands = operands.into_iter();
     opts.target = operands.next();
@@ -237,12 +241,12 @@ pub(super) fn long_only(opts: &mut Options, name: &str) {
 pub(super) fn short_option(opts: &mut Options, c: char, value: String) -> Result<(), ArgError> {
     match c {
         'p' => {
-            let count = getopt::count(&value)
+            let count = crate::commands::options::count(&value)
                 .ok_or_else(|| ArgError::Fatal(format!("strip count {value} is not a number")))?;
             opts.strip = Some(count);
         }
         'F' => {
-            opts.fuzz = getopt::count(&value)
+            opts.fuzz = crate::commands::options::count(&value)
                 .ok_or_else(|| ArgError::Fatal(format!("fuzz factor {value} is not a number")))?;
         }
         'i' => opts.input = Some(value),

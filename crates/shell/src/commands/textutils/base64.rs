@@ -3,8 +3,8 @@
 //! input or one file, as GNU does: on bad input it writes what decoded before it and
 //! fails with `base64: invalid input`.
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::{InputError, Inputs, print_and_exit};
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use base64::Engine as _;
 use base64::alphabet;
@@ -18,8 +18,7 @@ pub(crate) struct Base64 {
 }
 
 const SPEC: Spec = Spec {
-    flags: "di",
-    valued: "w",
+    short: "diw:",
     long: &[
         ("decode", Value::No),
         ("ignore-garbage", Value::No),
@@ -104,7 +103,10 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, Error> {
         operand: "-",
     };
     let mut operands = Vec::new();
-    for arg in Parser::new(&SPEC, args).collect().map_err(Error::Usage)? {
+    for arg in Parser::new(&SPEC, args)
+        .collect()
+        .map_err(|err| Error::Usage(err.into()))?
+    {
         match arg {
             Arg::Operand(operand) => operands.push(operand),
             Arg::Short('d', _) | Arg::Long("decode", _) => options.decode = true,

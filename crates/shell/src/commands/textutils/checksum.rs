@@ -3,9 +3,9 @@
 //! lines of checksum files (`-c`, with `--quiet`, `--status`, `--strict`, `--warn`,
 //! `--ignore-missing`), with GNU's messages and escaping of odd names.
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::digest::Algorithm;
 use super::{InputError, Inputs, print_and_exit};
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -38,8 +38,7 @@ pub(crate) struct Checksum {
 }
 
 const SPEC: Spec = Spec {
-    flags: "bctwz",
-    valued: "",
+    short: "bctwz",
     long: &[
         ("binary", Value::No),
         ("check", Value::No),

@@ -2,8 +2,8 @@
 //! delimiter-separated fields (`-f`, `-d`, `-s`) of each line, by lists of positions
 //! and ranges (`1,3-5,7-`), or everything else (`--complement`).
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::{Inputs, print_and_exit};
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -14,8 +14,7 @@ pub(crate) struct Cut {
 }
 
 const SPEC: Spec = Spec {
-    flags: "nsz",
-    valued: "bcdf",
+    short: "nszb:c:d:f:",
     long: &[
         ("bytes", Value::Required),
         ("characters", Value::Required),

@@ -2,8 +2,8 @@
 //! `-c -N`), with `==> name <==` headers between several inputs. Standard input is
 //! read only as far as needed, so `yes | head -n 3` ends.
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::{InputError, Inputs, print_and_exit};
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -14,8 +14,7 @@ pub(crate) struct Head {
 }
 
 const SPEC: Spec = Spec {
-    flags: "qvz0123456789",
-    valued: "cn",
+    short: "qvz0123456789c:n:",
     long: &[
         ("bytes", Value::Required),
         ("lines", Value::Required),
@@ -115,7 +114,7 @@ fn parse(args: &[String]) -> Parsed<'_> {
     }
     let parsed = match Parser::new(&SPEC, rest).collect() {
         Ok(parsed) => parsed,
-        Err(message) => return Parsed::Usage(message),
+        Err(message) => return Parsed::Usage(message.into()),
     };
     let mut operands = Vec::new();
     for arg in parsed {

@@ -2,8 +2,8 @@
 //! step for step, so that its order checks (`join: f:2: is not sorted: ...`, then
 //! `join: input is not in sorted order` and status 1) fire on the same lines.
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::{InputError, Inputs, print_and_exit};
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -15,8 +15,7 @@ pub(crate) struct Join {
 }
 
 const SPEC: Spec = Spec {
-    flags: "iz",
-    valued: "ae12jotv",
+    short: "iza:e:1:2:j:o:t:v:",
     long: &[
         ("ignore-case", Value::No),
         ("check-order", Value::No),
@@ -184,7 +183,7 @@ fn parse(args: &[String]) -> Parsed<'_> {
         let arg = match parser.next_arg() {
             Ok(Some(arg)) => arg,
             Ok(None) => break,
-            Err(message) => return Parsed::Usage(message),
+            Err(message) => return Parsed::Usage(message.into()),
         };
         let was_after_o = std::mem::replace(&mut after_o, false);
         let applied = match arg {

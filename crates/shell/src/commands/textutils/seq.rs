@@ -2,17 +2,16 @@
 //! precision and width from how the operands are written (`seq 0 0.25 1` prints
 //! `0.00`), `-w` padding, `-s` separators and `-f` printf formats.
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::float_format::FloatSpec;
 use super::print_and_exit;
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 
 pub(crate) struct Seq;
 
 const SPEC: Spec = Spec {
-    flags: "w",
-    valued: "fs",
+    short: "wf:s:",
     long: &[
         ("format", Value::Required),
         ("separator", Value::Required),

@@ -2,8 +2,8 @@
 //! in GNU's column layout (widths from the total size of the files; at least 7 when
 //! an input is not a regular file) with a `total` line for several inputs.
 
-use super::args::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use super::{InputError, Inputs, print_and_exit, utf8_locale};
+use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -14,8 +14,7 @@ pub(crate) struct Wc {
 }
 
 const SPEC: Spec = Spec {
-    flags: "cmlLw",
-    valued: "",
+    short: "cmlLw",
     long: &[
         ("bytes", Value::No),
         ("chars", Value::No),
