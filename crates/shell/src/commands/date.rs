@@ -5,7 +5,8 @@
 
 use super::calendar::{Instant, format as format_time};
 use super::fileops::date::parse_date;
-use super::util::{ArgItem, Files, GnuArgs, Output, print_info, strerror, usage_error};
+use super::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use super::util::{Files, Output, print_info, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -21,20 +22,28 @@ struct Date {
 /// GNU date's default output in the C locale.
 const DEFAULT_FORMAT: &str = "%a %b %e %H:%M:%S %Z %Y";
 
-const LONG_OPTIONS: &[&str] = &[
-    "date=",
-    "file=",
-    "iso-8601?",
-    "rfc-email",
-    "rfc-3339=",
-    "reference=",
-    "set=",
-    "utc",
-    "universal",
-    "debug",
-    "help",
-    "version",
-];
+const SPEC: Spec<Long> = Spec {
+    short: "d:f:r:s:uRI::",
+    long: &[
+        ("date", Value::Required, 'd'),
+        ("file", Value::Required, 'f'),
+        ("iso-8601", Value::Optional, 'I'),
+        ("rfc-email", Value::No, 'R'),
+        ("rfc-3339", Value::Required, RFC_3339),
+        ("reference", Value::Required, 'r'),
+        ("set", Value::Required, 's'),
+        ("utc", Value::No, 'u'),
+        ("universal", Value::No, 'u'),
+        ("debug", Value::No, DEBUG),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// Keys of date's long-only options.
+const RFC_3339: char = '3';
+const DEBUG: char = 'D';
 
 const USAGE: &str = "\
 Usage: date [OPTION]... [+FORMAT]
@@ -98,7 +107,7 @@ fn parse_args<'a>(args: &'a [String]) -> Result<Parsed<'a>, String> {
     let mut source = Source::Now;
     let mut format: Option<String> = None;
     let mut operands = Vec::new();
-    let mut reader = GnuArgs::new(args);
+    let mut parser = Parser::new(&SPEC, args);
     let set_format = |value: &'static str, format: &mut Option<String>| {
         if format.is_some() {
             return Err("multiple output formats specified".to_owned());
@@ -106,68 +115,34 @@ fn parse_args<'a>(args: &'a [String]) -> Result<Parsed<'a>, String> {
         *format = Some(value.to_owned());
         Ok(())
     };
-    while let Some(item) = reader.next_item() {
-        match item {
-            ArgItem::Operand(word) => operands.push(word),
-            ArgItem::Short('d') => {
-                source = Source::Date(
-                    reader
-                        .short_value()
-                        .ok_or("option requires an argument -- 'd'")?,
-                );
+    while let Some(arg) = parser.next_keyed()? {
+        let (key, value) = match arg {
+            Keyed::Option(key, value) => (key, value.unwrap_or("")),
+            Keyed::Operand(word) => {
+                operands.push(word);
+                continue;
             }
-            ArgItem::Short('f') => {
-                source = Source::File(
-                    reader
-                        .short_value()
-                        .ok_or("option requires an argument -- 'f'")?,
-                );
-            }
-            ArgItem::Short('r') => {
-                source = Source::Reference(
-                    reader
-                        .short_value()
-                        .ok_or("option requires an argument -- 'r'")?,
-                );
-            }
-            ArgItem::Short('s') => return Ok(Parsed::Set),
-            ArgItem::Short('u') => {}
-            ArgItem::Short('R') => set_format("%a, %d %b %Y %H:%M:%S %z", &mut format)?,
-            ArgItem::Short('I') => {
-                // `-I` takes its format only when attached (`-Iseconds`).
-                let kind = reader.short_value_attached().unwrap_or("");
-                let chosen = iso_format(kind)
-                    .ok_or_else(|| format!("invalid argument '{kind}' for '--iso-8601'"))?;
+        };
+        match key {
+            'd' => source = Source::Date(value),
+            'f' => source = Source::File(value),
+            'r' => source = Source::Reference(value),
+            's' => return Ok(Parsed::Set),
+            'R' => set_format("%a, %d %b %Y %H:%M:%S %z", &mut format)?,
+            'I' => {
+                // `-I` takes its format only when attached (`-Iseconds`, `--iso-8601=ns`).
+                let chosen = iso_format(value)
+                    .ok_or_else(|| format!("invalid argument '{value}' for '--iso-8601'"))?;
                 set_format(chosen, &mut format)?;
             }
-            ArgItem::Short(other) => return Err(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                let (name, value) = reader.long_option(given, inline, LONG_OPTIONS)?;
-                let value = value.unwrap_or("");
-                match name {
-                    "date" => source = Source::Date(value),
-                    "file" => source = Source::File(value),
-                    "reference" => source = Source::Reference(value),
-                    "set" => return Ok(Parsed::Set),
-                    "utc" | "universal" | "debug" => {}
-                    "rfc-email" => set_format("%a, %d %b %Y %H:%M:%S %z", &mut format)?,
-                    "iso-8601" => {
-                        let chosen = iso_format(value).ok_or_else(|| {
-                            format!("invalid argument '{value}' for '--iso-8601'")
-                        })?;
-                        set_format(chosen, &mut format)?;
-                    }
-                    "rfc-3339" => {
-                        let chosen = rfc_3339_format(value).ok_or_else(|| {
-                            format!("invalid argument '{value}' for '--rfc-3339'")
-                        })?;
-                        set_format(chosen, &mut format)?;
-                    }
-                    "help" => return Ok(Parsed::Help),
-                    "version" => return Ok(Parsed::Version),
-                    _ => {}
-                }
+            RFC_3339 => {
+                let chosen = rfc_3339_format(value)
+                    .ok_or_else(|| format!("invalid argument '{value}' for '--rfc-3339'"))?;
+                set_format(chosen, &mut format)?;
             }
+            HELP => return Ok(Parsed::Help),
+            VERSION => return Ok(Parsed::Version),
+            _ => {}
         }
     }
     match operands.as_slice() {

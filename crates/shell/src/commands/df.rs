@@ -2,7 +2,8 @@
 //! quota's byte limit, its inodes the entry limit, in GNU df's columns (`-h`, `-H`,
 //! `-k`, `-P`, `-i`, `-T`).
 
-use super::util::{ArgItem, Files, GnuArgs, Output, strerror, usage_error};
+use super::options::{Keyed, Long, Parser, Spec, Value};
+use super::util::{Files, Output, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -26,42 +27,38 @@ struct Options {
     types: bool,
 }
 
-const LONG_OPTIONS: &[&str] = &[
-    "human-readable",
-    "si",
-    "portability",
-    "inodes",
-    "print-type",
-    "local",
-    "all",
-    "total",
-];
+const SPEC: Spec<Long> = Spec {
+    short: "hHkPiTla",
+    long: &[
+        ("human-readable", Value::No, 'h'),
+        ("si", Value::No, 'H'),
+        ("portability", Value::No, 'P'),
+        ("inodes", Value::No, 'i'),
+        ("print-type", Value::No, 'T'),
+        ("local", Value::No, 'l'),
+        ("all", Value::No, 'a'),
+        // The grand total is the one file system's own line.
+        ("total", Value::No, TOTAL),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+const TOTAL: char = 't';
 
 fn parse_args(args: &[String]) -> Result<(Options, Vec<&str>), String> {
     let mut options = Options::default();
     let mut operands = Vec::new();
-    let mut reader = GnuArgs::new(args);
-    while let Some(item) = reader.next_item() {
-        match item {
-            ArgItem::Operand(name) => operands.push(name),
-            ArgItem::Short('h') => options.human = Some(1024),
-            ArgItem::Short('H') => options.human = Some(1000),
-            ArgItem::Short('k') => options.human = None,
-            ArgItem::Short('P') => options.posix = true,
-            ArgItem::Short('i') => options.inodes = true,
-            ArgItem::Short('T') => options.types = true,
-            ArgItem::Short('l' | 'a') => {}
-            ArgItem::Short(other) => return Err(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                match reader.long_option(given, inline, LONG_OPTIONS)?.0 {
-                    "human-readable" => options.human = Some(1024),
-                    "si" => options.human = Some(1000),
-                    "portability" => options.posix = true,
-                    "inodes" => options.inodes = true,
-                    "print-type" => options.types = true,
-                    _ => {}
-                }
-            }
+    let mut parser = Parser::new(&SPEC, args);
+    while let Some(arg) = parser.next_keyed()? {
+        match arg {
+            Keyed::Operand(name) => operands.push(name),
+            Keyed::Option('h', _) => options.human = Some(1024),
+            Keyed::Option('H', _) => options.human = Some(1000),
+            Keyed::Option('k', _) => options.human = None,
+            Keyed::Option('P', _) => options.posix = true,
+            Keyed::Option('i', _) => options.inodes = true,
+            Keyed::Option('T', _) => options.types = true,
+            Keyed::Option(..) => {}
         }
     }
     Ok((options, operands))

@@ -4,7 +4,8 @@
 //! the magic numbers of gzip, zip, tar, PNG, PDF, ELF and WebAssembly; `data` otherwise.
 
 use super::ls::strftime;
-use super::util::{ArgItem, GnuArgs, Output, read_stdin, usage_error};
+use super::options::{HELP, Keyed, Long, Parser, Spec, Value};
+use super::util::{Output, read_stdin, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::{FileKind, SandboxFs, Timestamp, VfsPath};
 use std::sync::Arc;
@@ -44,48 +45,46 @@ enum Mime {
     Encoding,
 }
 
-const LONG_OPTIONS: &[&str] = &[
-    "brief",
-    "dereference",
-    "no-dereference",
-    "mime",
-    "mime-type",
-    "mime-encoding",
-    "separator=",
-    "help",
-];
+const SPEC: Spec<Long> = Spec {
+    short: "bLhiF:",
+    long: &[
+        ("brief", Value::No, 'b'),
+        ("dereference", Value::No, 'L'),
+        ("no-dereference", Value::No, 'h'),
+        ("mime", Value::No, 'i'),
+        ("mime-type", Value::No, MIME_TYPE),
+        ("mime-encoding", Value::No, MIME_ENCODING),
+        ("separator", Value::Required, 'F'),
+        ("help", Value::No, HELP),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// Keys of file's long-only options.
+const MIME_TYPE: char = 't';
+const MIME_ENCODING: char = 'e';
 
 fn parse_args(args: &[String]) -> Result<(Options, Vec<&str>), String> {
     let mut options = Options::default();
     let mut names = Vec::new();
-    let mut reader = GnuArgs::new(args);
-    while let Some(item) = reader.next_item() {
-        match item {
-            ArgItem::Operand(name) => names.push(name),
-            ArgItem::Short('b') => options.brief = true,
-            ArgItem::Short('L') => options.dereference = true,
-            ArgItem::Short('h') => options.dereference = false,
-            ArgItem::Short('i') => options.mime = Mime::Full,
-            ArgItem::Short('F') => {
-                let value = reader
-                    .short_value()
-                    .ok_or("option requires an argument -- 'F'")?;
-                options.separator = Some(value.to_owned());
+    let mut parser = Parser::new(&SPEC, args);
+    while let Some(arg) = parser.next_keyed()? {
+        let (key, value) = match arg {
+            Keyed::Option(key, value) => (key, value),
+            Keyed::Operand(name) => {
+                names.push(name);
+                continue;
             }
-            ArgItem::Short(other) => return Err(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                let (name, value) = reader.long_option(given, inline, LONG_OPTIONS)?;
-                match name {
-                    "brief" => options.brief = true,
-                    "dereference" => options.dereference = true,
-                    "no-dereference" => options.dereference = false,
-                    "mime" => options.mime = Mime::Full,
-                    "mime-type" => options.mime = Mime::Type,
-                    "mime-encoding" => options.mime = Mime::Encoding,
-                    "separator" => options.separator = value.map(str::to_owned),
-                    _ => return Err("help".into()),
-                }
-            }
+        };
+        match key {
+            'b' => options.brief = true,
+            'L' => options.dereference = true,
+            'h' => options.dereference = false,
+            'i' => options.mime = Mime::Full,
+            MIME_TYPE => options.mime = Mime::Type,
+            MIME_ENCODING => options.mime = Mime::Encoding,
+            'F' => options.separator = value.map(str::to_owned),
+            _ => return Err("help".into()),
         }
     }
     Ok((options, names))

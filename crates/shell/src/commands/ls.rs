@@ -14,7 +14,8 @@ mod format;
 mod options;
 
 use super::calendar;
-use super::util::{ArgItem, GnuArgs, Output};
+use super::options::{Arg, Parser, Spec, Value};
+use super::util::Output;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 pub(super) use format::strftime;
 use format::*;

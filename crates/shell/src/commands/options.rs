@@ -48,6 +48,14 @@ impl LongOption for (&'static str, Value, char) {
     }
 }
 
+/// A long option that reports as a key letter (see [`Parser::next_keyed`]).
+pub(crate) type Long = (&'static str, Value, char);
+
+/// The keys of `--help` and `--version`, which have no short letter (private-use
+/// characters, so no letter a command takes can collide with them).
+pub(crate) const HELP: char = '\u{e000}';
+pub(crate) const VERSION: char = '\u{e001}';
+
 /// The options a command accepts.
 #[derive(Debug)]
 pub(crate) struct Spec<L: 'static = (&'static str, Value)> {
@@ -249,6 +257,28 @@ impl<'a, L: LongOption> Parser<'a, L> {
                 )))
             }
         }
+    }
+}
+
+/// An option by the letter it stands for, or an operand (see [`Parser::next_keyed`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Keyed<'a> {
+    Option(char, Option<&'a str>),
+    Operand(&'a str),
+}
+
+impl<'a> Parser<'a, (&'static str, Value, char)> {
+    /// The next argument with a long option reported by its key letter, so that `-n 5`
+    /// and `--lines=5` are one case for the command.
+    pub fn next_keyed(&mut self) -> Result<Option<Keyed<'a>>, UsageError> {
+        Ok(self.next_arg()?.map(|arg| match arg {
+            Arg::Short(letter, value) => Keyed::Option(letter, value),
+            Arg::Long(name, value) => {
+                let key = self.spec.long.iter().find(|long| long.0 == name);
+                Keyed::Option(key.map_or('?', |long| long.2), value)
+            }
+            Arg::Operand(operand) => Keyed::Operand(operand),
+        }))
     }
 }
 

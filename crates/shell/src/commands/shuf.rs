@@ -5,7 +5,8 @@
 //! gives the same order).
 
 use super::entropy::Entropy;
-use super::util::{ArgItem, Files, GnuArgs, Output, print_info, read_stdin, strerror, usage_error};
+use super::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use super::util::{Files, Output, print_info, read_stdin, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -34,17 +35,24 @@ const MAX_REPEATS: u64 = 1_000_000;
 /// The most numbers `-i` shuffles (each is held in memory).
 const MAX_RANGE: u64 = 10_000_000;
 
-const LONG_OPTIONS: &[&str] = &[
-    "echo",
-    "input-range=",
-    "head-count=",
-    "output=",
-    "random-source=",
-    "repeat",
-    "zero-terminated",
-    "help",
-    "version",
-];
+const SPEC: Spec<Long> = Spec {
+    short: "erzi:n:o:",
+    long: &[
+        ("echo", Value::No, 'e'),
+        ("input-range", Value::Required, 'i'),
+        ("head-count", Value::Required, 'n'),
+        ("output", Value::Required, 'o'),
+        ("random-source", Value::Required, RANDOM_SOURCE),
+        ("repeat", Value::No, 'r'),
+        ("zero-terminated", Value::No, 'z'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// The key of `--random-source`, which has no short letter.
+const RANDOM_SOURCE: char = 'R';
 
 const USAGE: &str = "\
 Usage: shuf [OPTION]... [FILE]
@@ -96,47 +104,29 @@ fn parse_range(text: &str) -> Result<(u64, u64), String> {
 
 fn parse_args(args: &[String]) -> Result<Parsed<'_>, String> {
     let mut options = Options::default();
-    let mut reader = GnuArgs::new(args);
     let count = |text: &str| {
         text.parse::<u64>()
             .map_err(|_| format!("invalid line count: '{text}'"))
     };
-    while let Some(item) = reader.next_item() {
-        match item {
-            ArgItem::Operand(word) => options.operands.push(word),
-            ArgItem::Short('e') => options.echo = true,
-            ArgItem::Short('r') => options.repeat = true,
-            ArgItem::Short('z') => options.zero = true,
-            ArgItem::Short(flag @ ('i' | 'n' | 'o')) => {
-                let value = reader
-                    .short_value()
-                    .ok_or_else(|| format!("option requires an argument -- '{flag}'"))?;
-                match flag {
-                    'i' => options.range = Some(parse_range(value)?),
-                    'n' => {
-                        options.count = Some(count(value)?.min(options.count.unwrap_or(u64::MAX)))
-                    }
-                    _ => options.output = Some(value),
-                }
+    let mut parser = Parser::new(&SPEC, args);
+    while let Some(arg) = parser.next_keyed()? {
+        let (key, value) = match arg {
+            Keyed::Option(key, value) => (key, value.unwrap_or_default()),
+            Keyed::Operand(word) => {
+                options.operands.push(word);
+                continue;
             }
-            ArgItem::Short(other) => return Err(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                let (name, value) = reader.long_option(given, inline, LONG_OPTIONS)?;
-                let value = value.unwrap_or_default();
-                match name {
-                    "echo" => options.echo = true,
-                    "repeat" => options.repeat = true,
-                    "zero-terminated" => options.zero = true,
-                    "input-range" => options.range = Some(parse_range(value)?),
-                    "head-count" => {
-                        options.count = Some(count(value)?.min(options.count.unwrap_or(u64::MAX)))
-                    }
-                    "output" => options.output = Some(value),
-                    "random-source" => options.random_source = Some(value),
-                    "help" => return Ok(Parsed::Help),
-                    _ => return Ok(Parsed::Version),
-                }
-            }
+        };
+        match key {
+            'e' => options.echo = true,
+            'r' => options.repeat = true,
+            'z' => options.zero = true,
+            'i' => options.range = Some(parse_range(value)?),
+            'n' => options.count = Some(count(value)?.min(options.count.unwrap_or(u64::MAX))),
+            'o' => options.output = Some(value),
+            RANDOM_SOURCE => options.random_source = Some(value),
+            HELP => return Ok(Parsed::Help),
+            _ => return Ok(Parsed::Version),
         }
     }
     if options.echo && options.range.is_some() {

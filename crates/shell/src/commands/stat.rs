@@ -8,7 +8,8 @@
 mod format;
 
 use super::calendar;
-use super::util::{ArgItem, Files, GnuArgs, Output, resolve_long, strerror, usage_error};
+use super::options::{self, Keyed, Long, Parser, Value};
+use super::util::{Files, Output, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use format::*;
 use sandtab_vfs::{FileKind, MemFs, Metadata, SandboxFs, Timestamp, VfsPath};
@@ -142,16 +143,25 @@ struct Options {
     operands: Vec<String>,
 }
 
-const LONG_OPTIONS: &[&str] = &[
-    "dereference",
-    "file-system",
-    "format",
-    "printf",
-    "terse",
-    "cached",
-    "help",
-    "version",
-];
+const SPEC: options::Spec<Long> = options::Spec {
+    short: "Lftc:",
+    long: &[
+        ("dereference", Value::No, 'L'),
+        ("file-system", Value::No, 'f'),
+        ("format", Value::Required, 'c'),
+        ("printf", Value::Required, PRINTF),
+        ("terse", Value::No, 't'),
+        // There is no cache to bypass.
+        ("cached", Value::Required, CACHED),
+        ("help", Value::No, options::HELP),
+        ("version", Value::No, options::VERSION),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// Keys of stat's long-only options.
+const PRINTF: char = 'p';
+const CACHED: char = 'C';
 
 enum Parsed {
     Run(Options),
@@ -162,50 +172,26 @@ enum Parsed {
 
 fn parse_args(args: &[String]) -> Parsed {
     let mut options = Options::default();
-    let mut parser = GnuArgs::new(args);
-    while let Some(item) = parser.next_item() {
-        match item {
-            ArgItem::Operand(operand) => options.operands.push(operand.to_owned()),
-            ArgItem::Short('L') => options.dereference = true,
-            ArgItem::Short('f') => options.file_system = true,
-            ArgItem::Short('t') => options.terse = true,
-            ArgItem::Short('c') => match parser.short_value() {
-                Some(format) => options.format = Some((format.to_owned(), false)),
-                None => return Parsed::Usage("option requires an argument -- 'c'".into()),
-            },
-            ArgItem::Short(other) => return Parsed::Usage(format!("invalid option -- '{other}'")),
-            ArgItem::Long(name, inline) => {
-                let name = match resolve_long(name, LONG_OPTIONS) {
-                    Ok(name) => name,
-                    Err(message) => return Parsed::Usage(message),
-                };
-                let takes_value = matches!(name, "format" | "printf" | "cached");
-                if !takes_value && inline.is_some() {
-                    return Parsed::Usage(format!("option '--{name}' doesn't allow an argument"));
-                }
-                let value = if takes_value {
-                    match parser.long_value(inline) {
-                        Some(value) => value,
-                        None => {
-                            return Parsed::Usage(format!(
-                                "option '--{name}' requires an argument"
-                            ));
-                        }
-                    }
-                } else {
-                    ""
-                };
-                match name {
-                    "dereference" => options.dereference = true,
-                    "file-system" => options.file_system = true,
-                    "terse" => options.terse = true,
-                    "format" => options.format = Some((value.to_owned(), false)),
-                    "printf" => options.format = Some((value.to_owned(), true)),
-                    "help" => return Parsed::Help,
-                    "version" => return Parsed::Version,
-                    _ => {} // --cached: there is no cache to bypass.
-                }
+    let mut parser = Parser::new(&SPEC, args);
+    loop {
+        let (key, value) = match parser.next_keyed() {
+            Ok(Some(Keyed::Option(key, value))) => (key, value.unwrap_or_default()),
+            Ok(Some(Keyed::Operand(operand))) => {
+                options.operands.push(operand.to_owned());
+                continue;
             }
+            Ok(None) => break,
+            Err(err) => return Parsed::Usage(err.into()),
+        };
+        match key {
+            'L' => options.dereference = true,
+            'f' => options.file_system = true,
+            't' => options.terse = true,
+            'c' => options.format = Some((value.to_owned(), false)),
+            PRINTF => options.format = Some((value.to_owned(), true)),
+            options::HELP => return Parsed::Help,
+            options::VERSION => return Parsed::Version,
+            _ => {}
         }
     }
     if options.operands.is_empty() {

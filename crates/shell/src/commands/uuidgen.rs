@@ -4,7 +4,8 @@
 //! random bytes come from the sandbox's source, so a replay makes the same UUIDs.
 
 use super::entropy::Entropy;
-use super::util::{ArgItem, GnuArgs, Output, print_info, usage_error};
+use super::options::{Keyed, Long, Parser, Spec, Value};
+use super::util::{Output, print_info, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -36,18 +37,23 @@ enum Kind {
     Sha1,
 }
 
-const LONG_OPTIONS: &[&str] = &[
-    "random",
-    "time",
-    "md5",
-    "sha1",
-    "namespace=",
-    "name=",
-    "hex",
-    "count=",
-    "help",
-    "version",
-];
+const SPEC: Spec<Long> = Spec {
+    short: "rtmsxhVn:N:C:",
+    long: &[
+        ("random", Value::No, 'r'),
+        ("time", Value::No, 't'),
+        ("md5", Value::No, 'm'),
+        ("sha1", Value::No, 's'),
+        ("namespace", Value::Required, 'n'),
+        ("name", Value::Required, 'N'),
+        ("hex", Value::No, 'x'),
+        ("count", Value::Required, 'C'),
+        ("help", Value::No, 'h'),
+        ("version", Value::No, 'V'),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
 
 const USAGE: &str = "\
 Usage:
@@ -91,50 +97,29 @@ fn parse_args(args: &[String]) -> Result<Parsed, String> {
         hex: false,
         count: 1,
     };
-    let mut reader = GnuArgs::new(args);
     let count = |text: &str| {
         text.parse::<u64>()
             .ok()
             .filter(|n| (1..=1_000_000).contains(n))
             .ok_or_else(|| format!("invalid count argument: '{text}'"))
     };
-    while let Some(item) = reader.next_item() {
-        match item {
-            ArgItem::Operand(word) => return Err(format!("unexpected argument '{word}'")),
-            ArgItem::Short('r') => options.kind = Kind::Random,
-            ArgItem::Short('t') => options.kind = Kind::Time,
-            ArgItem::Short('m') => options.kind = Kind::Md5,
-            ArgItem::Short('s') => options.kind = Kind::Sha1,
-            ArgItem::Short('x') => options.hex = true,
-            ArgItem::Short('h') => return Ok(Parsed::Help),
-            ArgItem::Short('V') => return Ok(Parsed::Version),
-            ArgItem::Short(flag @ ('n' | 'N' | 'C')) => {
-                let value = reader
-                    .short_value()
-                    .ok_or_else(|| format!("option requires an argument -- '{flag}'"))?;
-                match flag {
-                    'n' => options.namespace = Some(value.to_owned()),
-                    'N' => options.name = Some(value.to_owned()),
-                    _ => options.count = count(value)?,
-                }
-            }
-            ArgItem::Short(other) => return Err(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                let (name, value) = reader.long_option(given, inline, LONG_OPTIONS)?;
-                let value = value.unwrap_or_default();
-                match name {
-                    "random" => options.kind = Kind::Random,
-                    "time" => options.kind = Kind::Time,
-                    "md5" => options.kind = Kind::Md5,
-                    "sha1" => options.kind = Kind::Sha1,
-                    "hex" => options.hex = true,
-                    "namespace" => options.namespace = Some(value.to_owned()),
-                    "name" => options.name = Some(value.to_owned()),
-                    "count" => options.count = count(value)?,
-                    "help" => return Ok(Parsed::Help),
-                    _ => return Ok(Parsed::Version),
-                }
-            }
+    let mut parser = Parser::new(&SPEC, args);
+    while let Some(arg) = parser.next_keyed()? {
+        let (key, value) = match arg {
+            Keyed::Option(key, value) => (key, value.unwrap_or_default()),
+            Keyed::Operand(word) => return Err(format!("unexpected argument '{word}'")),
+        };
+        match key {
+            'r' => options.kind = Kind::Random,
+            't' => options.kind = Kind::Time,
+            'm' => options.kind = Kind::Md5,
+            's' => options.kind = Kind::Sha1,
+            'x' => options.hex = true,
+            'n' => options.namespace = Some(value.to_owned()),
+            'N' => options.name = Some(value.to_owned()),
+            'C' => options.count = count(value)?,
+            'h' => return Ok(Parsed::Help),
+            _ => return Ok(Parsed::Version),
         }
     }
     let hashed = matches!(options.kind, Kind::Md5 | Kind::Sha1);

@@ -3,7 +3,7 @@
 //! stands for (the short option it is another name of, or a private letter).
 
 pub(crate) use crate::commands::options::Value;
-use crate::commands::options::{self, Parser};
+use crate::commands::options::{self, Keyed, Parser};
 
 /// A long option: its name, whether it takes a value, and the key it reports as.
 pub(crate) type Long = (&'static str, Value, char);
@@ -40,21 +40,15 @@ pub(crate) fn parse(args: &[String], spec: &Spec) -> Result<Parsed, String> {
 /// Like [`parse`], keeping options and operands in the order given (for commands
 /// such as `tar -C`, where an option applies to the operands after it).
 pub(crate) fn parse_in_order(args: &[String], spec: &Spec) -> Result<Vec<Arg>, String> {
-    let key_of = |name: &str| {
-        spec.long
-            .iter()
-            .find(|long| long.0 == name)
-            .map_or('?', |long| long.2)
-    };
-    let parsed = Parser::new(spec, args).collect()?;
-    Ok(parsed
-        .into_iter()
-        .map(|arg| match arg {
-            options::Arg::Short(letter, value) => Arg::Option(letter, value.map(str::to_owned)),
-            options::Arg::Long(name, value) => Arg::Option(key_of(name), value.map(str::to_owned)),
-            options::Arg::Operand(operand) => Arg::Operand(operand.to_owned()),
-        })
-        .collect())
+    let mut parser = Parser::new(spec, args);
+    let mut parsed = Vec::new();
+    while let Some(arg) = parser.next_keyed()? {
+        parsed.push(match arg {
+            Keyed::Option(key, value) => Arg::Option(key, value.map(str::to_owned)),
+            Keyed::Operand(operand) => Arg::Operand(operand.to_owned()),
+        });
+    }
+    Ok(parsed)
 }
 
 #[cfg(test)]

@@ -145,52 +145,58 @@ impl Default for Options {
     }
 }
 
-pub(super) const LONG_OPTIONS: &[&str] = &[
-    "all",
-    "almost-all",
-    "author",
-    "escape",
-    "block-size=",
-    "ignore-backups",
-    "color?",
-    "directory",
-    "dired",
-    "classify?",
-    "file-type",
-    "format=",
-    "full-time",
-    "group-directories-first",
-    "no-group",
-    "human-readable",
-    "si",
-    "dereference-command-line",
-    "dereference-command-line-symlink-to-dir",
-    "hide=",
-    "hyperlink?",
-    "indicator-style=",
-    "inode",
-    "ignore=",
-    "kibibytes",
-    "dereference",
-    "numeric-uid-gid",
-    "literal",
-    "hide-control-chars",
-    "show-control-chars",
-    "quote-name",
-    "quoting-style=",
-    "reverse",
-    "recursive",
-    "size",
-    "sort=",
-    "time=",
-    "time-style=",
-    "tabsize=",
-    "width=",
-    "context",
-    "zero",
-    "help",
-    "version",
-];
+/// What `ls` accepts: each short letter stands for a long option (`short_as_long`).
+pub(super) const SPEC: Spec = Spec {
+    short: "aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ1I:T:w:",
+    long: &[
+        ("all", Value::No),
+        ("almost-all", Value::No),
+        ("author", Value::No),
+        ("escape", Value::No),
+        ("block-size", Value::Required),
+        ("ignore-backups", Value::No),
+        ("color", Value::Optional),
+        ("directory", Value::No),
+        ("dired", Value::No),
+        ("classify", Value::Optional),
+        ("file-type", Value::No),
+        ("format", Value::Required),
+        ("full-time", Value::No),
+        ("group-directories-first", Value::No),
+        ("no-group", Value::No),
+        ("human-readable", Value::No),
+        ("si", Value::No),
+        ("dereference-command-line", Value::No),
+        ("dereference-command-line-symlink-to-dir", Value::No),
+        ("hide", Value::Required),
+        ("hyperlink", Value::Optional),
+        ("indicator-style", Value::Required),
+        ("inode", Value::No),
+        ("ignore", Value::Required),
+        ("kibibytes", Value::No),
+        ("dereference", Value::No),
+        ("numeric-uid-gid", Value::No),
+        ("literal", Value::No),
+        ("hide-control-chars", Value::No),
+        ("show-control-chars", Value::No),
+        ("quote-name", Value::No),
+        ("quoting-style", Value::Required),
+        ("reverse", Value::No),
+        ("recursive", Value::No),
+        ("size", Value::No),
+        ("sort", Value::Required),
+        ("time", Value::Required),
+        ("time-style", Value::Required),
+        ("tabsize", Value::Required),
+        ("width", Value::Required),
+        ("context", Value::No),
+        ("zero", Value::No),
+        ("help", Value::No),
+        ("version", Value::No),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
 
 /// How the command line ended: options to run with, or an early exit.
 pub(super) enum Parsed {
@@ -249,37 +255,31 @@ pub(super) fn parse_args(
     env_style: Option<&str>,
 ) -> Parsed {
     let mut options = Options::default();
-    let mut parser = GnuArgs::new(args);
-    while let Some(item) = parser.next_item() {
-        let (name, value): (&str, Option<String>) = match item {
-            ArgItem::Operand(operand) => {
+    let mut parser = Parser::new(&SPEC, args);
+    loop {
+        let (name, value): (&str, Option<&str>) = match parser.next_arg() {
+            Ok(Some(Arg::Operand(operand))) => {
                 options.operands.push(operand.to_owned());
                 continue;
             }
-            ArgItem::Short(flag @ ('I' | 'T' | 'w')) => {
-                let Some(value) = parser.short_value() else {
-                    return Parsed::Usage(format!("option requires an argument -- '{flag}'"), 2);
+            Ok(Some(Arg::Short('I', value))) => ("ignore", value),
+            Ok(Some(Arg::Short('T', value))) => ("tabsize", value),
+            Ok(Some(Arg::Short('w', value))) => ("width", value),
+            Ok(Some(Arg::Short(flag, _))) => {
+                // Every other letter SPEC takes stands for a long option.
+                let Some(long) = short_as_long(flag) else {
+                    continue;
                 };
-                let name = match flag {
-                    'I' => "ignore",
-                    'T' => "tabsize",
-                    _ => "width",
-                };
-                (name, Some(value.to_owned()))
-            }
-            ArgItem::Short(flag) => match short_as_long(flag) {
-                Some(long) => match long.split_once('=') {
-                    Some((name, value)) => (name, Some(value.to_owned())),
+                match long.split_once('=') {
+                    Some((name, value)) => (name, Some(value)),
                     None => (long, None),
-                },
-                None => return Parsed::Usage(format!("invalid option -- '{flag}'"), 2),
-            },
-            ArgItem::Long(given, inline) => match parser.long_option(given, inline, LONG_OPTIONS) {
-                Ok((name, value)) => (name, value.map(str::to_owned)),
-                Err(message) => return Parsed::Usage(message, 2),
-            },
+                }
+            }
+            Ok(Some(Arg::Long(name, value))) => (name, value),
+            Ok(None) => break,
+            Err(err) => return Parsed::Usage(err.into(), 2),
         };
-        if let Some(early) = apply_option(&mut options, name, value.as_deref()) {
+        if let Some(early) = apply_option(&mut options, name, value) {
             return early;
         }
     }

@@ -1,7 +1,8 @@
 //! `basename` and `dirname` (gnulib's `last_component`, `base_name`, `dir_len`).
 
 use super::Parsed;
-use crate::commands::util::{ArgItem, GnuArgs, usage_error};
+use crate::commands::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use crate::commands::util::usage_error;
 use bashkit::{CommandContext, CommandStatus};
 
 /// Where the last component of `name` starts (after any leading slashes).
@@ -54,7 +55,30 @@ pub(super) fn dir_name(name: &str) -> &str {
 #[derive(Debug)]
 pub(super) struct Basename;
 
-const BASENAME_LONG: &[&str] = &["multiple", "suffix=", "zero", "help", "version"];
+const BASENAME_SPEC: Spec<Long> = Spec {
+    short: "as:z",
+    long: &[
+        ("multiple", Value::No, 'a'),
+        ("suffix", Value::Required, 's'),
+        ("zero", Value::No, 'z'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
+    ],
+    // basename's getopt string begins with `+`.
+    stop_at_operand: true,
+    negative_numbers: false,
+};
+
+const DIRNAME_SPEC: Spec<Long> = Spec {
+    short: "z",
+    long: &[
+        ("zero", Value::No, 'z'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
 
 const BASENAME_HELP: &str = "Usage: basename NAME [SUFFIX]
   or:  basename OPTION... NAME...
@@ -85,35 +109,25 @@ struct BasenameOptions {
 
 fn parse_basename(args: &[String]) -> Parsed<BasenameOptions> {
     let mut options = BasenameOptions::default();
-    let mut parser = GnuArgs::new(args).stopping_at_operand();
-    while let Some(item) = parser.next_item() {
-        let (option, value) = match item {
-            ArgItem::Operand(operand) => {
+    let mut parser = Parser::new(&BASENAME_SPEC, args);
+    loop {
+        let (key, value) = match parser.next_keyed() {
+            Ok(Some(Keyed::Option(key, value))) => (key, value),
+            Ok(Some(Keyed::Operand(operand))) => {
                 options.operands.push(operand.to_owned());
                 continue;
             }
-            ArgItem::Short('a') => ("multiple", None),
-            ArgItem::Short('z') => ("zero", None),
-            ArgItem::Short('s') => match parser.short_value() {
-                Some(value) => ("suffix", Some(value)),
-                None => return Parsed::Usage("option requires an argument -- 's'".into()),
-            },
-            ArgItem::Short(other) => return Parsed::Usage(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                match parser.long_option(given, inline, BASENAME_LONG) {
-                    Ok(found) => found,
-                    Err(message) => return Parsed::Usage(message),
-                }
-            }
+            Ok(None) => break,
+            Err(err) => return Parsed::Usage(err.into()),
         };
-        match option {
-            "multiple" => options.multiple = true,
-            "zero" => options.zero = true,
-            "suffix" => {
+        match key {
+            'a' => options.multiple = true,
+            'z' => options.zero = true,
+            's' => {
                 options.multiple = true;
                 options.suffix = value.map(str::to_owned);
             }
-            "help" => return Parsed::Text(BASENAME_HELP),
+            HELP => return Parsed::Text(BASENAME_HELP),
             _ => return Parsed::Text("basename (GNU coreutils) 9.1\n"),
         }
     }
@@ -179,26 +193,15 @@ Examples:
 fn parse_dirname(args: &[String]) -> Parsed<(bool, Vec<String>)> {
     let mut zero = false;
     let mut operands = Vec::new();
-    let mut parser = GnuArgs::new(args);
-    while let Some(item) = parser.next_item() {
-        let option = match item {
-            ArgItem::Operand(operand) => {
-                operands.push(operand.to_owned());
-                continue;
-            }
-            ArgItem::Short('z') => "zero",
-            ArgItem::Short(other) => return Parsed::Usage(format!("invalid option -- '{other}'")),
-            ArgItem::Long(given, inline) => {
-                match parser.long_option(given, inline, &["zero", "help", "version"]) {
-                    Ok((name, _)) => name,
-                    Err(message) => return Parsed::Usage(message),
-                }
-            }
-        };
-        match option {
-            "zero" => zero = true,
-            "help" => return Parsed::Text(DIRNAME_HELP),
-            _ => return Parsed::Text("dirname (GNU coreutils) 9.1\n"),
+    let mut parser = Parser::new(&DIRNAME_SPEC, args);
+    loop {
+        match parser.next_keyed() {
+            Ok(Some(Keyed::Option('z', _))) => zero = true,
+            Ok(Some(Keyed::Option(HELP, _))) => return Parsed::Text(DIRNAME_HELP),
+            Ok(Some(Keyed::Option(..))) => return Parsed::Text("dirname (GNU coreutils) 9.1\n"),
+            Ok(Some(Keyed::Operand(operand))) => operands.push(operand.to_owned()),
+            Ok(None) => break,
+            Err(err) => return Parsed::Usage(err.into()),
         }
     }
     if operands.is_empty() {

@@ -2,7 +2,8 @@
 
 use super::resolve::{Existence, Resolve, canonicalize, components_text, to_path};
 use super::{Parsed, cwd_of};
-use crate::commands::util::{ArgItem, GnuArgs, Output, quote, usage_error};
+use crate::commands::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::{ErrorKind, MemFs, SandboxFs};
 use std::sync::Arc;
@@ -22,18 +23,23 @@ struct ReadlinkOptions {
     operands: Vec<String>,
 }
 
-const READLINK_LONG: &[&str] = &[
-    "canonicalize",
-    "canonicalize-existing",
-    "canonicalize-missing",
-    "no-newline",
-    "quiet",
-    "silent",
-    "verbose",
-    "zero",
-    "help",
-    "version",
-];
+const READLINK_SPEC: Spec<Long> = Spec {
+    short: "femnqsvz",
+    long: &[
+        ("canonicalize", Value::No, 'f'),
+        ("canonicalize-existing", Value::No, 'e'),
+        ("canonicalize-missing", Value::No, 'm'),
+        ("no-newline", Value::No, 'n'),
+        ("quiet", Value::No, 'q'),
+        ("silent", Value::No, 's'),
+        ("verbose", Value::No, 'v'),
+        ("zero", Value::No, 'z'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
 
 const READLINK_HELP: &str = "Usage: readlink [OPTION]... FILE...
 Print value of a symbolic link or canonical file name
@@ -58,39 +64,26 @@ Print value of a symbolic link or canonical file name
 
 fn parse_readlink(args: &[String]) -> Parsed<ReadlinkOptions> {
     let mut options = ReadlinkOptions::default();
-    let mut parser = GnuArgs::new(args);
-    while let Some(item) = parser.next_item() {
-        let option = match item {
-            ArgItem::Operand(operand) => {
+    let mut parser = Parser::new(&READLINK_SPEC, args);
+    loop {
+        let key = match parser.next_keyed() {
+            Ok(Some(Keyed::Option(key, _))) => key,
+            Ok(Some(Keyed::Operand(operand))) => {
                 options.operands.push(operand.to_owned());
                 continue;
             }
-            ArgItem::Short(flag) => match flag {
-                'f' => "canonicalize",
-                'e' => "canonicalize-existing",
-                'm' => "canonicalize-missing",
-                'n' => "no-newline",
-                'q' | 's' => "quiet",
-                'v' => "verbose",
-                'z' => "zero",
-                other => return Parsed::Usage(format!("invalid option -- '{other}'")),
-            },
-            ArgItem::Long(given, inline) => {
-                match parser.long_option(given, inline, READLINK_LONG) {
-                    Ok((name, _)) => name,
-                    Err(message) => return Parsed::Usage(message),
-                }
-            }
+            Ok(None) => break,
+            Err(err) => return Parsed::Usage(err.into()),
         };
-        match option {
-            "canonicalize" => options.canonicalize = Some(Existence::AllButLast),
-            "canonicalize-existing" => options.canonicalize = Some(Existence::All),
-            "canonicalize-missing" => options.canonicalize = Some(Existence::None),
-            "no-newline" => options.no_newline = true,
-            "quiet" | "silent" => options.verbose = false,
-            "verbose" => options.verbose = true,
-            "zero" => options.zero = true,
-            "help" => return Parsed::Text(READLINK_HELP),
+        match key {
+            'f' => options.canonicalize = Some(Existence::AllButLast),
+            'e' => options.canonicalize = Some(Existence::All),
+            'm' => options.canonicalize = Some(Existence::None),
+            'n' => options.no_newline = true,
+            'q' | 's' => options.verbose = false,
+            'v' => options.verbose = true,
+            'z' => options.zero = true,
+            HELP => return Parsed::Text(READLINK_HELP),
             _ => return Parsed::Text("readlink (GNU coreutils) 9.1\n"),
         }
     }

@@ -2,7 +2,8 @@
 
 use super::resolve::{Existence, Resolve, canonicalize, components_text, relative};
 use super::{Parsed, cwd_of};
-use crate::commands::util::{ArgItem, GnuArgs, Output, quote, usage_error};
+use crate::commands::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -22,20 +23,28 @@ struct RealpathOptions {
     operands: Vec<String>,
 }
 
-const REALPATH_LONG: &[&str] = &[
-    "canonicalize-existing",
-    "canonicalize-missing",
-    "logical",
-    "physical",
-    "quiet",
-    "relative-to=",
-    "relative-base=",
-    "strip",
-    "no-symlinks",
-    "zero",
-    "help",
-    "version",
-];
+const REALPATH_SPEC: Spec<Long> = Spec {
+    short: "emLPqsz",
+    long: &[
+        ("canonicalize-existing", Value::No, 'e'),
+        ("canonicalize-missing", Value::No, 'm'),
+        ("logical", Value::No, 'L'),
+        ("physical", Value::No, 'P'),
+        ("quiet", Value::No, 'q'),
+        ("relative-to", Value::Required, RELATIVE_TO),
+        ("relative-base", Value::Required, RELATIVE_BASE),
+        ("strip", Value::No, 's'),
+        ("no-symlinks", Value::No, 's'),
+        ("zero", Value::No, 'z'),
+        ("help", Value::No, HELP),
+        ("version", Value::No, VERSION),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// Keys of realpath's long-only options.
+const RELATIVE_TO: char = 't';
+const RELATIVE_BASE: char = 'b';
 
 const REALPATH_HELP: &str = "Usage: realpath [OPTION]... FILE...
 Print the resolved absolute file name;
@@ -67,47 +76,28 @@ fn parse_realpath(args: &[String]) -> Parsed<RealpathOptions> {
         relative_base: None,
         operands: Vec::new(),
     };
-    let mut parser = GnuArgs::new(args);
-    while let Some(item) = parser.next_item() {
-        let option = match item {
-            ArgItem::Operand(operand) => {
+    let mut parser = Parser::new(&REALPATH_SPEC, args);
+    loop {
+        let (key, value) = match parser.next_keyed() {
+            Ok(Some(Keyed::Option(key, value))) => (key, value.map(str::to_owned)),
+            Ok(Some(Keyed::Operand(operand))) => {
                 options.operands.push(operand.to_owned());
                 continue;
             }
-            ArgItem::Short(flag) => match flag {
-                'e' => "canonicalize-existing",
-                'm' => "canonicalize-missing",
-                'L' => "logical",
-                'P' => "physical",
-                'q' => "quiet",
-                's' => "strip",
-                'z' => "zero",
-                other => return Parsed::Usage(format!("invalid option -- '{other}'")),
-            },
-            ArgItem::Long(given, inline) => {
-                match parser.long_option(given, inline, REALPATH_LONG) {
-                    Ok(("relative-to", value)) => {
-                        options.relative_to = value.map(str::to_owned);
-                        continue;
-                    }
-                    Ok(("relative-base", value)) => {
-                        options.relative_base = value.map(str::to_owned);
-                        continue;
-                    }
-                    Ok((name, _)) => name,
-                    Err(message) => return Parsed::Usage(message),
-                }
-            }
+            Ok(None) => break,
+            Err(err) => return Parsed::Usage(err.into()),
         };
-        match option {
-            "canonicalize-existing" => options.how.existence = Existence::All,
-            "canonicalize-missing" => options.how.existence = Existence::None,
-            "logical" => options.how.logical = true,
-            "physical" => options.how.logical = false,
-            "quiet" => options.quiet = true,
-            "strip" | "no-symlinks" => options.how.follow = false,
-            "zero" => options.zero = true,
-            "help" => return Parsed::Text(REALPATH_HELP),
+        match key {
+            'e' => options.how.existence = Existence::All,
+            'm' => options.how.existence = Existence::None,
+            'L' => options.how.logical = true,
+            'P' => options.how.logical = false,
+            'q' => options.quiet = true,
+            's' => options.how.follow = false,
+            'z' => options.zero = true,
+            RELATIVE_TO => options.relative_to = value,
+            RELATIVE_BASE => options.relative_base = value,
+            HELP => return Parsed::Text(REALPATH_HELP),
             _ => return Parsed::Text("realpath (GNU coreutils) 9.1\n"),
         }
     }
