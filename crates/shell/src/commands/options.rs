@@ -298,6 +298,14 @@ pub(crate) fn count(text: &str) -> Option<usize> {
     Some(text.parse().unwrap_or(usize::MAX))
 }
 
+/// What a command line asks of a command: to run, or to print a text and exit 0
+/// (`--help`, `--version`).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Invocation<T> {
+    Run(T),
+    Print(String),
+}
+
 /// GNU's help for options that every command here takes.
 pub(crate) const HELP_VERSION: &str = "      --help        display this help and exit
       --version     output version information and exit

@@ -7,6 +7,7 @@
 //! ui close
 //! ```
 
+use super::options::{Keyed, Long, Parser, Spec, Value};
 use super::util::{Files, Output, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_caps::{Gate, UiAction, Via};
@@ -45,30 +46,40 @@ struct Args {
     timeout_s: Option<f64>,
 }
 
+/// `ui`'s options, after its subcommand.
+const SPEC: Spec<Long> = Spec {
+    short: "t:",
+    long: &[
+        ("title", Value::Required, TITLE),
+        ("wait", Value::No, WAIT),
+        ("timeout", Value::Required, 't'),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// Keys of ui's long-only options.
+const TITLE: char = 'T';
+const WAIT: char = 'w';
+
 fn parse(args: &[String]) -> Result<Args, String> {
     let mut parsed = Args::default();
-    let mut rest = args.iter();
-    parsed.sub = rest
-        .next()
-        .cloned()
+    let (sub, options) = args
+        .split_first()
         .ok_or("missing subcommand: show, wait or close")?;
+    parsed.sub = sub.clone();
     if !matches!(parsed.sub.as_str(), "show" | "wait" | "close") {
         return Err(format!(
             "unknown subcommand '{}': show, wait or close",
             parsed.sub
         ));
     }
-    while let Some(arg) = rest.next() {
-        let mut value = |name: &str| {
-            rest.next()
-                .cloned()
-                .ok_or(format!("option '{name}' needs a value"))
-        };
-        match arg.as_str() {
-            "--title" => parsed.title = Some(value("--title")?),
-            "--wait" => parsed.wait = true,
-            "--timeout" | "-t" => {
-                let text = value("--timeout")?;
+    let mut parser = Parser::new(&SPEC, options);
+    while let Some(arg) = parser.next_keyed()? {
+        match arg {
+            Keyed::Option(TITLE, value) => parsed.title = value.map(str::to_owned),
+            Keyed::Option(WAIT, _) => parsed.wait = true,
+            Keyed::Option(_, value) => {
+                let text = value.unwrap_or_default();
                 let seconds: f64 = text
                     .parse()
                     .ok()
@@ -76,13 +87,10 @@ fn parse(args: &[String]) -> Result<Args, String> {
                     .ok_or(format!("invalid timeout '{text}': give seconds"))?;
                 parsed.timeout_s = Some(seconds);
             }
-            other if other.starts_with('-') && other != "-" => {
-                return Err(format!("unknown option '{other}'"));
-            }
-            file if parsed.file.is_none() && parsed.sub == "show" => {
+            Keyed::Operand(file) if parsed.file.is_none() && parsed.sub == "show" => {
                 parsed.file = Some(file.to_owned())
             }
-            extra => return Err(format!("unexpected argument '{extra}'")),
+            Keyed::Operand(extra) => return Err(format!("unexpected argument '{extra}'")),
         }
     }
     if parsed.sub == "show" && parsed.file.is_none() {
@@ -158,6 +166,58 @@ impl bashkit::Command for Ui {
                 };
                 out.finish(code).await
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_words(words: &[&str]) -> Result<Args, String> {
+        let args: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        parse(&args)
+    }
+
+    #[test]
+    fn subcommand_then_options_anywhere() {
+        let args = parse_words(&[
+            "show",
+            "--title",
+            "Plot",
+            "page.html",
+            "--wait",
+            "-t",
+            "2.5",
+        ])
+        .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(args.sub, "show");
+        assert_eq!(args.file.as_deref(), Some("page.html"));
+        assert_eq!(args.title.as_deref(), Some("Plot"));
+        assert!(args.wait);
+        assert_eq!(args.timeout_s, Some(2.5));
+        let args = parse_words(&["wait", "--timeout=3"]).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(args.timeout_s, Some(3.0));
+        let stdin = parse_words(&["show", "-"]).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(stdin.file.as_deref(), Some("-"));
+    }
+
+    #[test]
+    fn bad_lines_say_what_is_wrong() {
+        for (words, want) in [
+            (&[][..], "missing subcommand"),
+            (&["open"], "unknown subcommand 'open'"),
+            (&["show"], "needs an HTML file"),
+            (
+                &["show", "a.html", "b.html"],
+                "unexpected argument 'b.html'",
+            ),
+            (&["wait", "--bogus"], "unrecognized option '--bogus'"),
+            (&["wait", "-t"], "option requires an argument -- 't'"),
+            (&["wait", "-t", "soon"], "invalid timeout 'soon'"),
+        ] {
+            let err = parse_words(words).err().unwrap_or_default();
+            assert!(err.contains(want), "{words:?}: {err}");
         }
     }
 }

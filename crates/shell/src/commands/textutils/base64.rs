@@ -4,7 +4,7 @@
 //! fails with `base64: invalid input`.
 
 use super::{InputError, Inputs, print_and_exit};
-use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
+use crate::commands::options::{Arg, HELP_VERSION, Invocation, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use base64::Engine as _;
 use base64::alphabet;
@@ -54,8 +54,8 @@ struct Options<'a> {
 impl bashkit::Command for Base64 {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse(ctx.args) {
-            Ok(Ok(options)) => options,
-            Ok(Err(text)) => return print_and_exit(&ctx, &text).await,
+            Ok(Invocation::Run(options)) => options,
+            Ok(Invocation::Print(text)) => return print_and_exit(&ctx, &text).await,
             Err(Error::Usage(message)) => return usage_error(&ctx, &message, 1).await,
             Err(Error::Plain(message)) => return fail(&ctx, &message).await,
         };
@@ -95,7 +95,7 @@ async fn fail(ctx: &CommandContext<'_>, message: &str) -> bashkit::Result<Comman
     Ok(CommandStatus::with_code(1))
 }
 
-fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, Error> {
+fn parse(args: &[String]) -> Result<Invocation<Options<'_>>, Error> {
     let mut options = Options {
         decode: false,
         ignore_garbage: false,
@@ -118,8 +118,8 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, Error> {
                     .parse()
                     .map_err(|_| Error::Plain(format!("invalid wrap size: {}", quote_c(value))))?;
             }
-            Arg::Long("help", _) => return Ok(Err(format!("{HELP}{HELP_VERSION}"))),
-            Arg::Long("version", _) => return Ok(Err(version("base64"))),
+            Arg::Long("help", _) => return Ok(Invocation::Print(format!("{HELP}{HELP_VERSION}"))),
+            Arg::Long("version", _) => return Ok(Invocation::Print(version("base64"))),
             Arg::Short(..) | Arg::Long(..) => {}
         }
     }
@@ -129,7 +129,7 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, Error> {
     if let Some(operand) = operands.first() {
         options.operand = operand;
     }
-    Ok(Ok(options))
+    Ok(Invocation::Run(options))
 }
 
 fn quote_c(value: &str) -> String {

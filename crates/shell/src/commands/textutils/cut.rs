@@ -3,7 +3,7 @@
 //! and ranges (`1,3-5,7-`), or everything else (`--complement`).
 
 use super::{Inputs, print_and_exit};
-use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
+use crate::commands::options::{Arg, HELP_VERSION, Invocation, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -108,8 +108,8 @@ struct Options<'a> {
 impl bashkit::Command for Cut {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse(ctx.args) {
-            Ok(Ok(options)) => options,
-            Ok(Err(text)) => return print_and_exit(&ctx, &text).await,
+            Ok(Invocation::Run(options)) => options,
+            Ok(Invocation::Print(text)) => return print_and_exit(&ctx, &text).await,
             Err(message) => return usage_error(&ctx, &message, 1).await,
         };
         run(&self.fs, &ctx, &options).await
@@ -117,7 +117,7 @@ impl bashkit::Command for Cut {
 }
 
 /// The options, or text to print (`--help`), or a usage error (checked in GNU's order).
-fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
+fn parse(args: &[String]) -> Result<Invocation<Options<'_>>, String> {
     let mut list: Option<(&str, bool)> = None;
     let mut delim: Option<u8> = None;
     let mut output_delim = None;
@@ -153,8 +153,8 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
             Arg::Short('s', _) | Arg::Long("only-delimited", _) => only_delimited = true,
             Arg::Short('z', _) | Arg::Long("zero-terminated", _) => line_end = 0,
             Arg::Long("complement", _) => complement = true,
-            Arg::Long("help", _) => return Ok(Err(format!("{HELP}{HELP_VERSION}"))),
-            Arg::Long("version", _) => return Ok(Err(version("cut"))),
+            Arg::Long("help", _) => return Ok(Invocation::Print(format!("{HELP}{HELP_VERSION}"))),
+            Arg::Long("version", _) => return Ok(Invocation::Print(version("cut"))),
             Arg::Short(..) | Arg::Long(..) => {}
         }
     }
@@ -174,7 +174,7 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
     if complement {
         ranges = complement_of(&ranges);
     }
-    Ok(Ok(Options {
+    Ok(Invocation::Run(Options {
         ranges,
         fields,
         delim: delim.unwrap_or(b'\t'),

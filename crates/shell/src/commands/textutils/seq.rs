@@ -4,7 +4,7 @@
 
 use super::float_format::FloatSpec;
 use super::print_and_exit;
-use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
+use crate::commands::options::{Arg, HELP_VERSION, Invocation, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 
@@ -100,8 +100,8 @@ struct Options<'a> {
 impl bashkit::Command for Seq {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse(ctx.args) {
-            Ok(Ok(options)) => options,
-            Ok(Err(text)) => return print_and_exit(&ctx, &text).await,
+            Ok(Invocation::Run(options)) => options,
+            Ok(Invocation::Print(text)) => return print_and_exit(&ctx, &text).await,
             Err(message) => return usage_error(&ctx, &message, 1).await,
         };
         match plan(&options) {
@@ -117,7 +117,7 @@ impl bashkit::Command for Seq {
     }
 }
 
-fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
+fn parse(args: &[String]) -> Result<Invocation<Options<'_>>, String> {
     let mut options = Options {
         format: None,
         separator: "\n",
@@ -132,12 +132,12 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
                 options.separator = value.unwrap_or_default();
             }
             Arg::Short('w', _) | Arg::Long("equal-width", _) => options.equal_width = true,
-            Arg::Long("help", _) => return Ok(Err(format!("{HELP}{HELP_VERSION}"))),
-            Arg::Long("version", _) => return Ok(Err(version("seq"))),
+            Arg::Long("help", _) => return Ok(Invocation::Print(format!("{HELP}{HELP_VERSION}"))),
+            Arg::Long("version", _) => return Ok(Invocation::Print(version("seq"))),
             Arg::Short(..) | Arg::Long(..) => {}
         }
     }
-    Ok(Ok(options))
+    Ok(Invocation::Run(options))
 }
 
 /// What to print.

@@ -3,7 +3,7 @@
 //! an input is not a regular file) with a `total` line for several inputs.
 
 use super::{InputError, Inputs, print_and_exit, utf8_locale};
-use crate::commands::options::{Arg, HELP_VERSION, Parser, Spec, Value, version};
+use crate::commands::options::{Arg, HELP_VERSION, Invocation, Parser, Spec, Value, version};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -117,8 +117,8 @@ struct Options<'a> {
 impl bashkit::Command for Wc {
     async fn execute(&self, ctx: CommandContext<'_>) -> bashkit::Result<CommandStatus> {
         let options = match parse(ctx.args) {
-            Ok(Ok(options)) => options,
-            Ok(Err(text)) => return print_and_exit(&ctx, &text).await,
+            Ok(Invocation::Run(options)) => options,
+            Ok(Invocation::Print(text)) => return print_and_exit(&ctx, &text).await,
             Err(message) => return usage_error(&ctx, &message, 1).await,
         };
         run(&self.fs, &ctx, options).await
@@ -126,7 +126,7 @@ impl bashkit::Command for Wc {
 }
 
 /// The options, or text to print (`--help`), or a usage error.
-fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
+fn parse(args: &[String]) -> Result<Invocation<Options<'_>>, String> {
     let mut selected = Selected::default();
     let mut total = Total::Auto;
     let mut files0_from = None;
@@ -141,8 +141,8 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
             Arg::Short('w', _) | Arg::Long("words", _) => selected.words = true,
             Arg::Long("files0-from", value) => files0_from = value,
             Arg::Long("total", value) => total = total_of(value.unwrap_or_default())?,
-            Arg::Long("help", _) => return Ok(Err(format!("{HELP}{HELP_VERSION}"))),
-            Arg::Long("version", _) => return Ok(Err(version("wc"))),
+            Arg::Long("help", _) => return Ok(Invocation::Print(format!("{HELP}{HELP_VERSION}"))),
+            Arg::Long("version", _) => return Ok(Invocation::Print(version("wc"))),
             Arg::Short(..) | Arg::Long(..) => {}
         }
     }
@@ -160,7 +160,7 @@ fn parse(args: &[String]) -> Result<Result<Options<'_>, String>, String> {
             quote_always(operands[0])
         ));
     }
-    Ok(Ok(Options {
+    Ok(Invocation::Run(Options {
         selected,
         total,
         files0_from,
