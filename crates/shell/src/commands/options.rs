@@ -96,20 +96,51 @@ pub(crate) enum Arg<'a> {
     Operand(&'a str),
 }
 
-/// A command line that getopt would refuse, with glibc's words for why (the command
-/// puts its name before them).
+/// A command line that getopt would refuse; displayed in glibc's words (the command
+/// puts its name before them), or worded by a command that mimics another tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UsageError(pub String);
+pub(crate) enum UsageError {
+    /// `-x` that the command does not take.
+    InvalidShort(char),
+    /// `--name` (the word as given) that names no option.
+    Unrecognized(String),
+    /// `--na` that begins several options' names.
+    Ambiguous {
+        given: String,
+        candidates: Vec<&'static str>,
+    },
+    /// A short option that needs a value, at the end of the line.
+    ShortNeedsValue(char),
+    /// A long option that needs a value, at the end of the line.
+    LongNeedsValue(&'static str),
+    /// `--name=value` for an option that takes none.
+    LongTakesNoValue(&'static str),
+}
 
 impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Self::InvalidShort(c) => write!(f, "invalid option -- '{c}'"),
+            Self::Unrecognized(word) => write!(f, "unrecognized option '{word}'"),
+            Self::Ambiguous { given, candidates } => {
+                write!(f, "option '{given}' is ambiguous; possibilities:")?;
+                for name in candidates {
+                    write!(f, " '--{name}'")?;
+                }
+                Ok(())
+            }
+            Self::ShortNeedsValue(c) => write!(f, "option requires an argument -- '{c}'"),
+            Self::LongNeedsValue(name) => write!(f, "option '--{name}' requires an argument"),
+            Self::LongTakesNoValue(name) => {
+                write!(f, "option '--{name}' doesn't allow an argument")
+            }
+        }
     }
 }
 
 impl From<UsageError> for String {
     fn from(err: UsageError) -> Self {
-        err.0
+        err.to_string()
     }
 }
 
@@ -186,7 +217,7 @@ impl<'a, L: LongOption> Parser<'a, L> {
         self.cluster = chars.as_str();
         let Some(takes) = self.spec.short_value(c) else {
             self.cluster = "";
-            return Err(UsageError(format!("invalid option -- '{c}'")));
+            return Err(UsageError::InvalidShort(c));
         };
         let value = match takes {
             Value::No => None,
@@ -198,7 +229,7 @@ impl<'a, L: LongOption> Parser<'a, L> {
                 let value = self
                     .args
                     .get(self.next)
-                    .ok_or_else(|| UsageError(format!("option requires an argument -- '{c}'")))?;
+                    .ok_or(UsageError::ShortNeedsValue(c))?;
                 self.next += 1;
                 Some(value.as_str())
             }
@@ -215,15 +246,13 @@ impl<'a, L: LongOption> Parser<'a, L> {
         let full = option.name();
         let value = match (option.value(), attached) {
             (Value::No, Some(_)) => {
-                return Err(UsageError(format!(
-                    "option '--{full}' doesn't allow an argument"
-                )));
+                return Err(UsageError::LongTakesNoValue(full));
             }
             (Value::Required, None) => {
                 let value = self
                     .args
                     .get(self.next)
-                    .ok_or_else(|| UsageError(format!("option '--{full}' requires an argument")))?;
+                    .ok_or(UsageError::LongNeedsValue(full))?;
                 self.next += 1;
                 Some(value.as_str())
             }
@@ -243,19 +272,12 @@ impl<'a, L: LongOption> Parser<'a, L> {
             .filter(|option| !name.is_empty() && option.name().starts_with(name))
             .collect();
         match candidates.as_slice() {
-            [] => Err(UsageError(format!("unrecognized option '{whole}'"))),
+            [] => Err(UsageError::Unrecognized(whole.to_owned())),
             [first, rest @ ..] if rest.iter().all(|other| first.same_option(other)) => Ok(first),
-            _ => {
-                let names: Vec<String> = candidates
-                    .iter()
-                    .map(|option| format!("'--{}'", option.name()))
-                    .collect();
-                let shown = whole.split('=').next().unwrap_or(whole);
-                Err(UsageError(format!(
-                    "option '{shown}' is ambiguous; possibilities: {}",
-                    names.join(" ")
-                )))
-            }
+            _ => Err(UsageError::Ambiguous {
+                given: whole.split('=').next().unwrap_or(whole).to_owned(),
+                candidates: candidates.iter().map(|option| option.name()).collect(),
+            }),
         }
     }
 }
@@ -267,7 +289,7 @@ pub(crate) enum Keyed<'a> {
     Operand(&'a str),
 }
 
-impl<'a> Parser<'a, (&'static str, Value, char)> {
+impl<'a> Parser<'a, Long> {
     /// The next argument with a long option reported by its key letter, so that `-n 5`
     /// and `--lines=5` are one case for the command.
     pub fn next_keyed(&mut self) -> Result<Option<Keyed<'a>>, UsageError> {

@@ -9,6 +9,7 @@ mod resolve;
 mod site;
 mod wheel;
 
+use super::options::{Keyed, Long, Parser, Spec, UsageError, Value};
 use super::util::{Files, Output};
 use crate::python_support::SITE_PACKAGES;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
@@ -16,6 +17,43 @@ use resolve::{Progress, ResolveError};
 use sandtab_caps::Gate;
 use sandtab_vfs::{SandboxFs, VfsPath};
 use std::sync::Arc;
+
+/// `pip install`'s options (pip, like getopt, takes unambiguous prefixes of long names).
+const INSTALL_SPEC: Spec<Long> = Spec {
+    short: "Ui:r:e:",
+    long: &[
+        ("upgrade", Value::No, 'U'),
+        ("force-reinstall", Value::No, FORCE_REINSTALL),
+        ("no-deps", Value::No, NO_DEPS),
+        ("pre", Value::No, PRE),
+        ("index-url", Value::Required, 'i'),
+        ("requirement", Value::Required, 'r'),
+        ("editable", Value::Required, 'e'),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
+/// Keys of pip's long-only options.
+const FORCE_REINSTALL: char = 'F';
+const NO_DEPS: char = 'N';
+const PRE: char = 'P';
+
+/// A refused command line in pip's words.
+fn pip_usage(err: &UsageError) -> String {
+    match err {
+        UsageError::InvalidShort(c) => format!("no such option: -{c}"),
+        UsageError::Unrecognized(word) => {
+            format!("no such option: {}", word.split('=').next().unwrap_or(word))
+        }
+        UsageError::Ambiguous { given, candidates } => {
+            let names: Vec<String> = candidates.iter().map(|name| format!("--{name}")).collect();
+            format!("{given} option is ambiguous ({})", names.join(", "))
+        }
+        UsageError::ShortNeedsValue(c) => format!("-{c} option requires 1 argument"),
+        UsageError::LongNeedsValue(name) => format!("--{name} option requires 1 argument"),
+        UsageError::LongTakesNoValue(name) => format!("--{name} option does not take a value"),
+    }
+}
 
 const VERSION: &str = "24.0";
 
@@ -165,46 +203,33 @@ impl Pip {
     ) -> bashkit::Result<CommandStatus> {
         let files = Files::new(&self.fs, ctx);
         let mut asked = InstallArgs::default();
-        let mut args = args.iter();
-        while let Some(arg) = args.next() {
-            let (flag, inline) = match arg.split_once('=') {
-                Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
-                _ => (*arg, None),
-            };
-            let mut value = |name: &str| -> Result<String, String> {
-                inline
-                    .clone()
-                    .or_else(|| args.next().map(|v| (*v).to_owned()))
-                    .ok_or_else(|| format!("{name} option requires 1 argument"))
-            };
-            let outcome = match flag {
-                "-U" | "--upgrade" => {
-                    let _: () = asked.upgrade = true;
+        let words: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        let mut parser = Parser::new(&INSTALL_SPEC, &words);
+        loop {
+            let outcome = match parser.next_keyed() {
+                Ok(None) => break,
+                Ok(Some(Keyed::Operand(spec))) => {
+                    asked.specs.push(spec.to_owned());
                     Ok(())
                 }
-                "--force-reinstall" => {
-                    let _: () = asked.force_reinstall = true;
-                    Ok(())
+                Ok(Some(Keyed::Option(key, value))) => {
+                    let value = value.unwrap_or_default().to_owned();
+                    match key {
+                        'r' => read_requirements(&files, &value, &mut asked, 0).await,
+                        'e' => Err("editable installs (-e) are not supported".into()),
+                        flag => {
+                            match flag {
+                                'U' => asked.upgrade = true,
+                                FORCE_REINSTALL => asked.force_reinstall = true,
+                                NO_DEPS => asked.no_deps = true,
+                                PRE => asked.pre = true,
+                                _ => asked.index = Some(value),
+                            }
+                            Ok(())
+                        }
+                    }
                 }
-                "--no-deps" => {
-                    let _: () = asked.no_deps = true;
-                    Ok(())
-                }
-                "--pre" => {
-                    let _: () = asked.pre = true;
-                    Ok(())
-                }
-                "-i" | "--index-url" => value(flag).map(|url| asked.index = Some(url)),
-                "-r" | "--requirement" => match value(flag) {
-                    Ok(path) => read_requirements(&files, &path, &mut asked, 0).await,
-                    Err(err) => Err(err),
-                },
-                "-e" | "--editable" => Err("editable installs (-e) are not supported".into()),
-                flag if flag.starts_with('-') => Err(format!("no such option: {flag}")),
-                spec => {
-                    let _: () = asked.specs.push(spec.to_owned());
-                    Ok(())
-                }
+                Err(err) => Err(pip_usage(&err)),
             };
             if let Err(message) = outcome {
                 out.err(format!("ERROR: {message}\n")).await?;
