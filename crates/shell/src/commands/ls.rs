@@ -16,6 +16,7 @@ mod options;
 use super::calendar;
 use super::options::{Arg, Parser, Spec, Value};
 use super::util::Output;
+use super::wildcard;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 pub(super) use format::strftime;
 use format::*;
@@ -90,60 +91,6 @@ fn indicator_for(style: Indicator, meta: &Metadata) -> Option<char> {
         (Indicator::Classify, FileKind::File) if meta.mode & 0o111 != 0 => Some('*'),
         _ => None,
     }
-}
-
-/// Whether a shell wildcard pattern matches all of `name` (for `-I` and `--hide`).
-fn glob_matches(pattern: &[char], name: &[char]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some(('*', rest)) => (0..=name.len()).any(|skip| glob_matches(rest, &name[skip..])),
-        Some(('?', rest)) => !name.is_empty() && glob_matches(rest, &name[1..]),
-        Some(('[', rest)) => match (
-            bracket_match(rest, name.first().copied()),
-            name.split_first(),
-        ) {
-            (Some((true, after)), Some((_, name_rest))) => glob_matches(after, name_rest),
-            (Some((false, _)), _) | (Some(_), None) => false,
-            // An unclosed `[` is an ordinary character.
-            (None, _) => name.first() == Some(&'[') && glob_matches(rest, &name[1..]),
-        },
-        Some(('\\', rest)) if !rest.is_empty() => {
-            name.first() == Some(&rest[0]) && glob_matches(&rest[1..], &name[1..])
-        }
-        Some((literal, rest)) => name.first() == Some(literal) && glob_matches(rest, &name[1..]),
-    }
-}
-
-/// A bracket expression after its `[`: whether `c` is in it, and the pattern after
-/// its `]`; `None` if it never closes.
-fn bracket_match(pattern: &[char], c: Option<char>) -> Option<(bool, &[char])> {
-    let mut i = 0;
-    let negate = matches!(pattern.first(), Some('!' | '^'));
-    if negate {
-        i += 1;
-    }
-    let mut found = false;
-    let mut first = true;
-    while i < pattern.len() {
-        let current = pattern[i];
-        if current == ']' && !first {
-            return Some((found != negate && c.is_some(), &pattern[i + 1..]));
-        }
-        first = false;
-        if pattern.get(i + 1) == Some(&'-') && pattern.get(i + 2).is_some_and(|end| *end != ']') {
-            let end = pattern[i + 2];
-            if c.is_some_and(|c| current <= c && c <= end) {
-                found = true;
-            }
-            i += 3;
-        } else {
-            if c == Some(current) {
-                found = true;
-            }
-            i += 1;
-        }
-    }
-    None
 }
 
 /// Natural (version) order: runs of digits compare by value.
@@ -266,11 +213,10 @@ impl<'a> Listing<'a> {
         if options.ignore_backups && name.ends_with('~') {
             return true;
         }
-        let chars: Vec<char> = name.chars().collect();
         let matches = |patterns: &[String]| {
             patterns
                 .iter()
-                .any(|pattern| glob_matches(&pattern.chars().collect::<Vec<_>>(), &chars))
+                .any(|pattern| wildcard::matches(pattern, name))
         };
         matches(&options.ignore) || (options.hidden == Hidden::Skip && matches(&options.hide))
     }
@@ -565,12 +511,7 @@ mod tests {
 
     #[test]
     fn globs() {
-        let m = |p: &str, n: &str| {
-            glob_matches(
-                &p.chars().collect::<Vec<_>>(),
-                &n.chars().collect::<Vec<_>>(),
-            )
-        };
+        let m = wildcard::matches;
         assert!(m("d*", "dangling"));
         assert!(!m("d*", "a"));
         assert!(m("*.[ch]", "x.c"));

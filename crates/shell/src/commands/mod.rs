@@ -28,6 +28,7 @@ mod tool;
 mod ui;
 mod util;
 mod uuidgen;
+mod wildcard;
 
 use bashkit::{Bash, BashBuilder, BuiltinRegistry};
 use sandtab_caps::Gate;

@@ -9,6 +9,7 @@ mod extract;
 
 use super::fileops::Run;
 use super::fileops::args::{self, Arg, Spec, Value};
+use super::wildcard;
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
 use std::sync::Arc;
@@ -586,99 +587,12 @@ impl Session<'_, '_, '_> {
         let trimmed = name.trim_end_matches('/');
         self.options.excludes.iter().any(|pattern| {
             let pattern = pattern.trim_end_matches('/');
-            glob_match(pattern, trimmed)
+            wildcard::matches(pattern, trimmed)
                 || trimmed
                     .match_indices('/')
-                    .any(|(at, _)| glob_match(pattern, &trimmed[at + 1..]))
+                    .any(|(at, _)| wildcard::matches(pattern, &trimmed[at + 1..]))
         })
     }
-}
-
-/// Shell-style matching (`*`, `?`, `[...]`, `\`), where `*` also matches `/`.
-pub(crate) fn glob_match(pattern: &str, text: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, t));
-                p += 1;
-                continue;
-            }
-            Some('?') => {
-                p += 1;
-                t += 1;
-                continue;
-            }
-            Some('[') => {
-                if let Some((matched, next)) = match_class(&pattern, p, text[t]) {
-                    if matched {
-                        p = next;
-                        t += 1;
-                        continue;
-                    }
-                } else if text[t] == '[' {
-                    p += 1;
-                    t += 1;
-                    continue;
-                }
-            }
-            Some('\\') if pattern.get(p + 1) == Some(&text[t]) => {
-                p += 2;
-                t += 1;
-                continue;
-            }
-            Some(&c) if c == text[t] => {
-                p += 1;
-                t += 1;
-                continue;
-            }
-            _ => {}
-        }
-        match star {
-            Some((star_p, star_t)) => {
-                p = star_p + 1;
-                t = star_t + 1;
-                star = Some((star_p, star_t + 1));
-            }
-            None => return false,
-        }
-    }
-    pattern[p..].iter().all(|&c| c == '*')
-}
-
-/// Whether `c` is in the bracket expression at `pattern[at]`, and where it ends;
-/// `None` when the bracket is not closed.
-fn match_class(pattern: &[char], at: usize, c: char) -> Option<(bool, usize)> {
-    let mut i = at + 1;
-    let negate = matches!(pattern.get(i), Some('!' | '^'));
-    if negate {
-        i += 1;
-    }
-    let mut matched = false;
-    let mut first = true;
-    while let Some(&item) = pattern.get(i) {
-        if item == ']' && !first {
-            return Some((matched != negate, i + 1));
-        }
-        first = false;
-        if pattern.get(i + 1) == Some(&'-') && pattern.get(i + 2).is_some_and(|&e| e != ']') {
-            let end = pattern[i + 2];
-            matched |= item <= c && c <= end;
-            i += 3;
-        } else {
-            matched |= item == c;
-            i += 1;
-        }
-    }
-    None
-}
-
-/// Whether `text` contains characters that make it a pattern.
-pub(crate) fn has_wildcards(text: &str) -> bool {
-    text.contains(['*', '?', '['])
 }
 
 #[cfg(test)]

@@ -89,52 +89,5 @@ pub(super) fn is_binary(data: &[u8]) -> bool {
 
 /// A shell glob (`*`, `?`, `[...]`) matched against a whole file name.
 pub(super) fn glob_match(pattern: &str, name: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let name: Vec<char> = name.chars().collect();
-    glob_from(&pattern, &name)
-}
-
-pub(super) fn glob_from(pattern: &[char], name: &[char]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some(('*', rest)) => (0..=name.len()).any(|skip| glob_from(rest, &name[skip..])),
-        Some(('?', rest)) => !name.is_empty() && glob_from(rest, &name[1..]),
-        Some(('[', rest)) => match (name.split_first(), bracket(rest)) {
-            (Some((c, name_rest)), Some((matches, after))) => {
-                matches(*c) && glob_from(after, name_rest)
-            }
-            (Some((c, name_rest)), None) => *c == '[' && glob_from(rest, name_rest),
-            (None, _) => false,
-        },
-        Some(('\\', [escaped, rest @ ..])) => {
-            name.first() == Some(escaped) && glob_from(rest, &name[1..])
-        }
-        Some((c, rest)) => name.first() == Some(c) && glob_from(rest, &name[1..]),
-    }
-}
-
-/// A bracket expression after its `[`: what it matches, and the pattern after its `]`.
-pub(super) fn bracket(pattern: &[char]) -> Option<(impl Fn(char) -> bool, &[char])> {
-    let (negate, body) = match pattern.first() {
-        Some('!' | '^') => (true, &pattern[1..]),
-        _ => (false, pattern),
-    };
-    // A `]` first in the set is a member, not the end.
-    let end = body.iter().skip(1).position(|&c| c == ']')? + 1;
-    let set: Vec<char> = body[..end].to_vec();
-    let matches = move |c: char| {
-        let mut found = false;
-        let mut i = 0;
-        while i < set.len() {
-            if i + 2 < set.len() && set[i + 1] == '-' {
-                found |= set[i] <= c && c <= set[i + 2];
-                i += 3;
-            } else {
-                found |= set[i] == c;
-                i += 1;
-            }
-        }
-        found != negate
-    };
-    Some((matches, &body[end + 1..]))
+    crate::commands::wildcard::matches(pattern, name)
 }

@@ -3,12 +3,13 @@
 //! restored, directories' last), with GNU tar's messages.
 
 use super::archive::{self, Entry, Kind};
-use super::{Compression, Operation, Session, glob_match, has_wildcards};
+use super::{Compression, Operation, Session};
 use crate::commands::fileops::date::format_minutes;
 use crate::commands::fileops::is_dev_null;
 use crate::commands::fileops::modes::permission_string;
 use crate::commands::gzip::format::{self as gzip, Problem};
 use crate::commands::util::{read_stdin, strerror};
+use crate::commands::wildcard::{self, has_wildcards};
 use sandtab_vfs::{ErrorKind, FileKind, Timestamp, VfsError, VfsPath};
 
 /// A directory whose mode and time are set once everything inside it is written.
@@ -196,10 +197,10 @@ impl Session<'_, '_, '_> {
         for (operand, seen) in operands.iter().zip(matched.iter_mut()) {
             let wanted = operand.trim_end_matches('/');
             let hit = if wildcards && has_wildcards(wanted) {
-                glob_match(wanted, name)
+                wildcard::matches(wanted, name)
                     || name
                         .match_indices('/')
-                        .any(|(at, _)| glob_match(wanted, &name[..at]))
+                        .any(|(at, _)| wildcard::matches(wanted, &name[..at]))
             } else {
                 name == wanted
                     || name
