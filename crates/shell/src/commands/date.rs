@@ -5,7 +5,7 @@
 
 use super::calendar::{Instant, format as format_time};
 use super::fileops::date::parse_date;
-use super::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use super::options::{HELP, Long, Parser, Spec, VERSION, Value};
 use super::util::{Files, Output, print_info, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -106,7 +106,7 @@ fn rfc_3339_format(kind: &str) -> Option<&'static str> {
 fn parse_args<'a>(args: &'a [String]) -> Result<Parsed<'a>, String> {
     let mut source = Source::Now;
     let mut format: Option<String> = None;
-    let mut operands = Vec::new();
+    let mut operands: Vec<&str> = Vec::new();
     let mut parser = Parser::new(&SPEC, args);
     let set_format = |value: &'static str, format: &mut Option<String>| {
         if format.is_some() {
@@ -115,14 +115,8 @@ fn parse_args<'a>(args: &'a [String]) -> Result<Parsed<'a>, String> {
         *format = Some(value.to_owned());
         Ok(())
     };
-    while let Some(arg) = parser.next_keyed()? {
-        let (key, value) = match arg {
-            Keyed::Option(key, value) => (key, value.unwrap_or("")),
-            Keyed::Operand(word) => {
-                operands.push(word);
-                continue;
-            }
-        };
+    while let Some((key, value)) = parser.next_option(&mut operands)? {
+        let value = value.unwrap_or("");
         match key {
             'd' => source = Source::Date(value),
             'f' => source = Source::File(value),

@@ -4,7 +4,7 @@
 //! the magic numbers of gzip, zip, tar, PNG, PDF, ELF and WebAssembly; `data` otherwise.
 
 use super::ls::strftime;
-use super::options::{HELP, Keyed, Long, Parser, Spec, Value};
+use super::options::{HELP, Long, Parser, Spec, Value};
 use super::util::{Output, read_stdin, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::{FileKind, SandboxFs, Timestamp, VfsPath};
@@ -68,14 +68,7 @@ fn parse_args(args: &[String]) -> Result<(Options, Vec<&str>), String> {
     let mut options = Options::default();
     let mut names = Vec::new();
     let mut parser = Parser::new(&SPEC, args);
-    while let Some(arg) = parser.next_keyed()? {
-        let (key, value) = match arg {
-            Keyed::Option(key, value) => (key, value),
-            Keyed::Operand(name) => {
-                names.push(name);
-                continue;
-            }
-        };
+    while let Some((key, value)) = parser.next_option(&mut names)? {
         match key {
             'b' => options.brief = true,
             'L' => options.dereference = true,

@@ -290,6 +290,21 @@ pub(crate) enum Keyed<'a> {
 }
 
 impl<'a> Parser<'a, Long> {
+    /// The next option by its key letter and value; operands read on the way are put in
+    /// `operands`.
+    pub fn next_option<T: From<&'a str>>(
+        &mut self,
+        operands: &mut Vec<T>,
+    ) -> Result<Option<(char, Option<&'a str>)>, UsageError> {
+        while let Some(arg) = self.next_keyed()? {
+            match arg {
+                Keyed::Option(key, value) => return Ok(Some((key, value))),
+                Keyed::Operand(operand) => operands.push(T::from(operand)),
+            }
+        }
+        Ok(None)
+    }
+
     /// The next argument with a long option reported by its key letter, so that `-n 5`
     /// and `--lines=5` are one case for the command.
     pub fn next_keyed(&mut self) -> Result<Option<Keyed<'a>>, UsageError> {

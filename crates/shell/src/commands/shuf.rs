@@ -5,7 +5,7 @@
 //! gives the same order).
 
 use super::entropy::Entropy;
-use super::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use super::options::{HELP, Long, Parser, Spec, VERSION, Value};
 use super::util::{Files, Output, print_info, read_stdin, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -109,14 +109,8 @@ fn parse_args(args: &[String]) -> Result<Parsed<'_>, String> {
             .map_err(|_| format!("invalid line count: '{text}'"))
     };
     let mut parser = Parser::new(&SPEC, args);
-    while let Some(arg) = parser.next_keyed()? {
-        let (key, value) = match arg {
-            Keyed::Option(key, value) => (key, value.unwrap_or_default()),
-            Keyed::Operand(word) => {
-                options.operands.push(word);
-                continue;
-            }
-        };
+    while let Some((key, value)) = parser.next_option(&mut options.operands)? {
+        let value = value.unwrap_or_default();
         match key {
             'e' => options.echo = true,
             'r' => options.repeat = true,

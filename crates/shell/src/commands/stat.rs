@@ -8,7 +8,7 @@
 mod format;
 
 use super::calendar;
-use super::options::{self, Keyed, Long, Parser, Value};
+use super::options::{self, Long, Parser, Value};
 use super::util::{Files, Output, strerror, usage_error};
 use bashkit::{BashBuilder, CommandContext, CommandStatus};
 use format::*;
@@ -171,33 +171,29 @@ enum Parsed {
 }
 
 fn parse_args(args: &[String]) -> Parsed {
+    read_args(args).unwrap_or_else(|err| Parsed::Usage(err.into()))
+}
+
+fn read_args(args: &[String]) -> Result<Parsed, options::UsageError> {
     let mut options = Options::default();
     let mut parser = Parser::new(&SPEC, args);
-    loop {
-        let (key, value) = match parser.next_keyed() {
-            Ok(Some(Keyed::Option(key, value))) => (key, value.unwrap_or_default()),
-            Ok(Some(Keyed::Operand(operand))) => {
-                options.operands.push(operand.to_owned());
-                continue;
-            }
-            Ok(None) => break,
-            Err(err) => return Parsed::Usage(err.into()),
-        };
+    while let Some((key, value)) = parser.next_option(&mut options.operands)? {
+        let value = value.unwrap_or_default();
         match key {
             'L' => options.dereference = true,
             'f' => options.file_system = true,
             't' => options.terse = true,
             'c' => options.format = Some((value.to_owned(), false)),
             PRINTF => options.format = Some((value.to_owned(), true)),
-            options::HELP => return Parsed::Help,
-            options::VERSION => return Parsed::Version,
+            options::HELP => return Ok(Parsed::Help),
+            options::VERSION => return Ok(Parsed::Version),
             _ => {}
         }
     }
     if options.operands.is_empty() {
-        return Parsed::Usage("missing operand".into());
+        return Ok(Parsed::Usage("missing operand".into()));
     }
-    Parsed::Run(options)
+    Ok(Parsed::Run(options))
 }
 
 const HELP: &str = "Usage: stat [OPTION]... FILE...

@@ -1,7 +1,7 @@
 //! `basename` and `dirname` (gnulib's `last_component`, `base_name`, `dir_len`).
 
 use super::Parsed;
-use crate::commands::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use crate::commands::options::{HELP, Long, Parser, Spec, VERSION, Value};
 use crate::commands::util::usage_error;
 use bashkit::{CommandContext, CommandStatus};
 
@@ -111,12 +111,8 @@ fn parse_basename(args: &[String]) -> Parsed<BasenameOptions> {
     let mut options = BasenameOptions::default();
     let mut parser = Parser::new(&BASENAME_SPEC, args);
     loop {
-        let (key, value) = match parser.next_keyed() {
-            Ok(Some(Keyed::Option(key, value))) => (key, value),
-            Ok(Some(Keyed::Operand(operand))) => {
-                options.operands.push(operand.to_owned());
-                continue;
-            }
+        let (key, value) = match parser.next_option(&mut options.operands) {
+            Ok(Some(option)) => option,
             Ok(None) => break,
             Err(err) => return Parsed::Usage(err.into()),
         };
@@ -195,11 +191,10 @@ fn parse_dirname(args: &[String]) -> Parsed<(bool, Vec<String>)> {
     let mut operands = Vec::new();
     let mut parser = Parser::new(&DIRNAME_SPEC, args);
     loop {
-        match parser.next_keyed() {
-            Ok(Some(Keyed::Option('z', _))) => zero = true,
-            Ok(Some(Keyed::Option(HELP, _))) => return Parsed::Text(DIRNAME_HELP),
-            Ok(Some(Keyed::Option(..))) => return Parsed::Text("dirname (GNU coreutils) 9.1\n"),
-            Ok(Some(Keyed::Operand(operand))) => operands.push(operand.to_owned()),
+        match parser.next_option(&mut operands) {
+            Ok(Some(('z', _))) => zero = true,
+            Ok(Some((HELP, _))) => return Parsed::Text(DIRNAME_HELP),
+            Ok(Some(_)) => return Parsed::Text("dirname (GNU coreutils) 9.1\n"),
             Ok(None) => break,
             Err(err) => return Parsed::Usage(err.into()),
         }

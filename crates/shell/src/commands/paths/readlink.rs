@@ -2,7 +2,7 @@
 
 use super::resolve::{Existence, Resolve, canonicalize, components_text, to_path};
 use super::{Parsed, cwd_of};
-use crate::commands::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use crate::commands::options::{HELP, Long, Parser, Spec, VERSION, Value};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::{ErrorKind, MemFs, SandboxFs};
@@ -66,12 +66,8 @@ fn parse_readlink(args: &[String]) -> Parsed<ReadlinkOptions> {
     let mut options = ReadlinkOptions::default();
     let mut parser = Parser::new(&READLINK_SPEC, args);
     loop {
-        let key = match parser.next_keyed() {
-            Ok(Some(Keyed::Option(key, _))) => key,
-            Ok(Some(Keyed::Operand(operand))) => {
-                options.operands.push(operand.to_owned());
-                continue;
-            }
+        let key = match parser.next_option(&mut options.operands) {
+            Ok(Some((key, _))) => key,
             Ok(None) => break,
             Err(err) => return Parsed::Usage(err.into()),
         };

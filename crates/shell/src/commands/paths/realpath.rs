@@ -2,7 +2,7 @@
 
 use super::resolve::{Existence, Resolve, canonicalize, components_text, relative};
 use super::{Parsed, cwd_of};
-use crate::commands::options::{HELP, Keyed, Long, Parser, Spec, VERSION, Value};
+use crate::commands::options::{HELP, Long, Parser, Spec, VERSION, Value};
 use crate::commands::util::{Output, quote, usage_error};
 use bashkit::{CommandContext, CommandStatus};
 use sandtab_vfs::SandboxFs;
@@ -78,12 +78,8 @@ fn parse_realpath(args: &[String]) -> Parsed<RealpathOptions> {
     };
     let mut parser = Parser::new(&REALPATH_SPEC, args);
     loop {
-        let (key, value) = match parser.next_keyed() {
-            Ok(Some(Keyed::Option(key, value))) => (key, value.map(str::to_owned)),
-            Ok(Some(Keyed::Operand(operand))) => {
-                options.operands.push(operand.to_owned());
-                continue;
-            }
+        let (key, value) = match parser.next_option(&mut options.operands) {
+            Ok(Some((key, value))) => (key, value.map(str::to_owned)),
             Ok(None) => break,
             Err(err) => return Parsed::Usage(err.into()),
         };
