@@ -13,6 +13,7 @@ mod metadata;
 mod path;
 mod quota;
 pub mod storage;
+pub mod tar_format;
 mod write_budget;
 
 pub use clock::{Clock, ManualClock, Timestamp};

@@ -471,6 +471,41 @@ fn tar_export_and_import_round_trip() {
 }
 
 #[test]
+fn export_is_gnu_tar_and_a_damaged_archive_imports_nothing() {
+    use sandtab_vfs::tar_format;
+    let fs =
+        SandboxFs::in_memory(Arc::new(ManualClock::default()), Quota::UNLIMITED, vec![]).unwrap();
+    fs.mem().create_dir_all(&p("/w/d")).unwrap();
+    fs.mem().write(&p("/w/d/f"), &[b'x'; 700]).unwrap();
+    let archive = block_on(fs.export_tar(&p("/w"))).unwrap();
+    // As GNU tar writes it: whole 10240-byte records, read back by the shell's reader.
+    assert_eq!(archive.len() % 10_240, 0);
+    let contents = tar_format::read(&archive);
+    let names: Vec<&str> = contents
+        .entries
+        .iter()
+        .map(|(e, _)| e.name.as_str())
+        .collect();
+    assert_eq!(names, ["d/", "d/f"]);
+
+    let other =
+        SandboxFs::in_memory(Arc::new(ManualClock::default()), Quota::UNLIMITED, vec![]).unwrap();
+    // `tar -x` would skip a damaged header and go on; an import takes nothing.
+    let mut damaged = archive.clone();
+    damaged[512] ^= 0xff; // the second entry's header
+    let err = block_on(other.import_tar(&p("/in"), &damaged)).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+    assert!(err.to_string().contains("damaged header"), "{err}");
+    assert!(!other.mem().exists(&p("/in")));
+    let err = block_on(other.import_tar(&p("/in"), &archive[..1000])).unwrap_err();
+    assert!(err.to_string().contains("ends inside an entry"), "{err}");
+    assert!(!other.mem().exists(&p("/in")));
+    // Nothing at all is an empty archive.
+    let stats = block_on(other.import_tar(&p("/empty"), b"")).unwrap();
+    assert_eq!(stats.files + stats.directories, 0);
+}
+
+#[test]
 fn tar_import_cannot_escape_its_directory_and_rejects_garbage() {
     let mut builder = tar::Builder::new(Vec::new());
     let mut header = tar::Header::new_gnu();

@@ -3,7 +3,6 @@
 //! `--exclude`, old-style clusters such as `tar czf`), messages and exit statuses.
 //! Archives are GNU format, so real tar reads them and they read real tar's.
 
-mod archive;
 mod create;
 mod extract;
 

@@ -1,17 +1,37 @@
-//! Export to and import from tar archives (the `tar` crate), so a sandbox's files can be
-//! downloaded, uploaded, or moved to a real machine.
+//! Export to and import from tar archives (`tar_format`, as the shell's `tar` reads and
+//! writes them), so a sandbox's files can be downloaded, uploaded, or moved to a real
+//! machine.
 
 use super::sandbox_fs::SandboxFs;
 use crate::error::{ErrorKind, VfsError, VfsResult};
 use crate::memory::MemFs;
 use crate::metadata::FileKind;
 use crate::path::VfsPath;
+use crate::tar_format::{self, Entry, Kind, Writer};
 use crate::{DirEntry, Timestamp};
 use std::collections::HashMap;
-use std::io::Read;
 
-fn archive_error(err: std::io::Error) -> VfsError {
-    VfsError::new(ErrorKind::InvalidInput, "archive").with_detail(err.to_string())
+fn archive_error(detail: &str) -> VfsError {
+    VfsError::new(ErrorKind::InvalidInput, "archive").with_detail(detail.to_owned())
+}
+
+/// The entries of `archive`, or why it cannot be imported: unlike `tar -x`, an import
+/// takes nothing from a damaged archive. An empty input is an empty archive.
+fn entries(archive: &[u8]) -> VfsResult<Vec<(Entry, Vec<u8>)>> {
+    if archive.is_empty() {
+        return Ok(Vec::new());
+    }
+    let contents = tar_format::read(archive);
+    if contents.not_an_archive {
+        return Err(archive_error("this does not look like a tar archive"));
+    }
+    if contents.skipped > 0 {
+        return Err(archive_error("a damaged header"));
+    }
+    if contents.truncated {
+        return Err(archive_error("the archive ends inside an entry"));
+    }
+    Ok(contents.entries)
 }
 
 /// What an import did.
@@ -28,7 +48,7 @@ impl SandboxFs {
     /// A tar archive of everything below `root` (mounts excluded), with modes and
     /// modification times. Paths in it are relative to `root`.
     pub async fn export_tar(&self, root: &VfsPath) -> VfsResult<Vec<u8>> {
-        let mut builder = tar::Builder::new(Vec::new());
+        let mut writer = Writer::new(Vec::new());
         let mut pending: Vec<(VfsPath, String)> = Vec::new();
         let top = self.mem().stat(root)?;
         if top.kind != FileKind::Directory {
@@ -55,37 +75,38 @@ impl SandboxFs {
         self.load_paths(&paths).await?;
         for (path, name) in pending {
             let meta = self.mem().lstat(&path)?;
-            let mut header = tar::Header::new_gnu();
-            header.set_mode(meta.mode);
-            header.set_mtime(meta.modified.as_secs());
+            let mut entry = Entry {
+                name,
+                kind: Kind::File,
+                link: String::new(),
+                mode: meta.mode,
+                mtime: i64::try_from(meta.modified.as_secs()).unwrap_or(i64::MAX),
+                uid: 0,
+                gid: 0,
+                user: String::new(),
+                group: String::new(),
+                size: 0,
+            };
             match meta.kind {
                 FileKind::Directory => {
-                    header.set_entry_type(tar::EntryType::Directory);
-                    header.set_size(0);
-                    builder
-                        .append_data(&mut header, format!("{name}/"), std::io::empty())
-                        .map_err(archive_error)?;
+                    entry.kind = Kind::Directory;
+                    entry.name.push('/');
+                    writer.append(&entry, &[]);
                 }
                 FileKind::File => {
                     self.load_for_read(&path).await?;
                     let data = self.mem().read(&path)?;
-                    header.set_entry_type(tar::EntryType::Regular);
-                    header.set_size(data.len() as u64);
-                    builder
-                        .append_data(&mut header, &name, data.as_slice())
-                        .map_err(archive_error)?;
+                    entry.size = data.len() as u64;
+                    writer.append(&entry, &data);
                 }
                 FileKind::Symlink => {
-                    let target = self.mem().read_link(&path)?;
-                    header.set_entry_type(tar::EntryType::Symlink);
-                    header.set_size(0);
-                    builder
-                        .append_link(&mut header, &name, &target)
-                        .map_err(archive_error)?;
+                    entry.kind = Kind::Symlink;
+                    entry.link = self.mem().read_link(&path)?;
+                    writer.append(&entry, &[]);
                 }
             }
         }
-        builder.into_inner().map_err(archive_error)
+        Ok(writer.finish())
     }
 
     fn is_mount_point(&self, path: &VfsPath) -> bool {
@@ -105,48 +126,41 @@ impl SandboxFs {
     /// quota, say) with that entry's error; entries before it stay imported.
     pub async fn import_tar(&self, root: &VfsPath, archive: &[u8]) -> VfsResult<ImportStats> {
         let mem = self.mem();
-        check_no_path_through_symlink(mem, root, archive)?;
+        let entries = entries(archive)?;
+        check_no_path_through_symlink(mem, root, &entries)?;
         mem.create_dir_all(root)?;
         let mut stats = ImportStats::default();
-        let mut reader = tar::Archive::new(archive);
-        for entry in reader.entries().map_err(archive_error)? {
-            let mut entry = entry.map_err(archive_error)?;
-            let name = entry_name(&entry)?;
-            let relative = below_root(&name)?;
+        for (entry, data) in entries {
+            let name = entry.name.as_str();
+            let relative = below_root(name)?;
             let path = root_child(root, &relative);
-            let header = entry.header();
-            let mode = header.mode().unwrap_or(0o644) & 0o7777;
-            let mtime = header.mtime().ok();
-            let kind = header.entry_type();
             if path == *root {
                 continue;
             }
-            if !handled(kind) {
+            if matches!(entry.kind, Kind::Other(_)) {
                 stats.skipped += 1;
                 continue;
             }
             // Checked up front already; checked again against the tree as it is now,
             // so nothing below is ever written through a symlink.
             refuse_symlink_on_the_way(mem, root, &relative, &|symlink| {
-                through_symlink(&path, &name, None, symlink)
+                through_symlink(&path, name, None, symlink)
             })?;
             if let Some(parent) = path.parent() {
                 mem.create_dir_all(&parent)?;
             }
             let existing = mem.lstat(&path).ok().map(|meta| meta.kind);
-            match kind {
-                tar::EntryType::Directory => {
+            match entry.kind {
+                Kind::Directory => {
                     if existing == Some(FileKind::Symlink) {
                         // GNU tar's default: the directory replaces the symlink.
                         mem.remove_file(&path)?;
                     }
                     mem.create_dir_all(&path)?;
-                    mem.set_mode(&path, mode)?;
+                    mem.set_mode(&path, entry.mode)?;
                     stats.directories += 1;
                 }
-                tar::EntryType::Regular | tar::EntryType::Continuous => {
-                    let mut data = Vec::new();
-                    entry.read_to_end(&mut data).map_err(archive_error)?;
+                Kind::File => {
                     // As GNU tar does, whatever file or symlink stands there is
                     // unlinked first: a hard link's other names keep their contents
                     // and mode. A directory stays (the write fails on it).
@@ -154,26 +168,23 @@ impl SandboxFs {
                         mem.remove_file(&path)?;
                     }
                     mem.write(&path, &data)?;
-                    mem.set_mode(&path, mode)?;
-                    if let Some(secs) = mtime {
-                        mem.set_modified(&path, Timestamp(secs.saturating_mul(1_000_000_000)))?;
-                    }
+                    mem.set_mode(&path, entry.mode)?;
+                    let secs = u64::try_from(entry.mtime).unwrap_or(0);
+                    mem.set_modified(&path, Timestamp(secs.saturating_mul(1_000_000_000)))?;
                     stats.files += 1;
                 }
-                tar::EntryType::Symlink => {
-                    let target = link_name(&entry);
+                Kind::Symlink => {
                     if existing.is_some() {
                         mem.remove_file(&path)?;
                     }
-                    mem.symlink(&target, &path)?;
+                    mem.symlink(&entry.link, &path)?;
                     stats.symlinks += 1;
                 }
-                _ => {
-                    // A hard link (`handled` lets nothing else through).
-                    let target = link_name(&entry);
-                    let target_relative = below_root(&target)?;
+                Kind::HardLink | Kind::Other(_) => {
+                    let target = entry.link.as_str();
+                    let target_relative = below_root(target)?;
                     refuse_symlink_on_the_way(mem, root, &target_relative, &|symlink| {
-                        through_symlink(&path, &name, Some(&target), symlink)
+                        through_symlink(&path, name, Some(target), symlink)
                     })?;
                     let existing_path = root_child(root, &target_relative);
                     if existing.is_some() {
@@ -186,32 +197,6 @@ impl SandboxFs {
         }
         Ok(stats)
     }
-}
-
-/// The entry kinds an import writes; others (devices, FIFOs) are skipped.
-fn handled(kind: tar::EntryType) -> bool {
-    matches!(
-        kind,
-        tar::EntryType::Directory
-            | tar::EntryType::Regular
-            | tar::EntryType::Continuous
-            | tar::EntryType::Symlink
-            | tar::EntryType::Link
-    )
-}
-
-fn entry_name<R: Read>(entry: &tar::Entry<'_, R>) -> VfsResult<String> {
-    String::from_utf8(entry.path_bytes().into_owned()).map_err(|_| {
-        VfsError::new(ErrorKind::InvalidInput, "archive")
-            .with_detail("an entry's name is not UTF-8")
-    })
-}
-
-fn link_name<R: Read>(entry: &tar::Entry<'_, R>) -> String {
-    entry
-        .link_name_bytes()
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-        .unwrap_or_default()
 }
 
 /// A name from the archive as components below the import's root, whatever `..` or
@@ -276,29 +261,30 @@ enum Made {
     },
 }
 
-/// Reads the whole archive, changing nothing, and refuses it if an entry would be
+/// Goes through the whole archive, changing nothing, and refuses it if an entry would be
 /// extracted through a symlink: one an earlier entry makes, or one in the tree below
 /// `root`. Follows what each entry does to the tree the way `import_tar` does it.
-fn check_no_path_through_symlink(mem: &MemFs, root: &VfsPath, archive: &[u8]) -> VfsResult<()> {
+fn check_no_path_through_symlink(
+    mem: &MemFs,
+    root: &VfsPath,
+    entries: &[(Entry, Vec<u8>)],
+) -> VfsResult<()> {
     let mut made: HashMap<Vec<String>, Made> = HashMap::new();
-    let mut reader = tar::Archive::new(archive);
-    for entry in reader.entries().map_err(archive_error)? {
-        let entry = entry.map_err(archive_error)?;
-        let name = entry_name(&entry)?;
-        let relative = below_root(&name)?;
-        let kind = entry.header().entry_type();
-        if relative.is_empty() || !handled(kind) {
+    for (entry, _) in entries {
+        let name = entry.name.as_str();
+        let relative = below_root(name)?;
+        if relative.is_empty() || matches!(entry.kind, Kind::Other(_)) {
             continue;
         }
         let path = root_child(root, &relative);
         let fresh_below = check_prefixes(mem, root, &relative, &made, &|symlink| {
-            through_symlink(&path, &name, None, symlink)
+            through_symlink(&path, name, None, symlink)
         })?;
-        if kind == tar::EntryType::Link {
-            let target = link_name(&entry);
-            let target_relative = below_root(&target)?;
+        if entry.kind == Kind::HardLink {
+            let target = entry.link.as_str();
+            let target_relative = below_root(target)?;
             check_prefixes(mem, root, &target_relative, &made, &|symlink| {
-                through_symlink(&path, &name, Some(&target), symlink)
+                through_symlink(&path, name, Some(target), symlink)
             })?;
         }
         // The missing directories on the way are made.
@@ -306,9 +292,9 @@ fn check_no_path_through_symlink(mem: &MemFs, root: &VfsPath, archive: &[u8]) ->
             made.entry(relative[..end].to_vec())
                 .or_insert(Made::Directory { fresh: true });
         }
-        let now = match kind {
-            tar::EntryType::Symlink => Made::Symlink,
-            tar::EntryType::Directory => {
+        let now = match entry.kind {
+            Kind::Symlink => Made::Symlink,
+            Kind::Directory => {
                 let merged = match made.get(&relative) {
                     Some(Made::Directory { .. }) => true,
                     Some(_) => false,

@@ -1,11 +1,11 @@
 //! `tar -c` (and `-r`, `-u`): members read from the filesystem, directories
 //! recursively in name order, hard links kept, the archive written last.
 
-use super::archive::{self, Entry, Kind, Writer};
 use super::{Compression, Member, Operation, Session};
 use crate::commands::fileops::{child_name, is_dev_null};
 use crate::commands::gzip::format as gzip;
 use crate::commands::util::{is_missing, strerror};
+use sandtab_vfs::tar_format::{self as archive, Entry, Kind, Writer};
 use sandtab_vfs::{ErrorKind, FileKind, Metadata, VfsError, VfsPath};
 use std::collections::HashMap;
 

@@ -2,7 +2,6 @@
 //! finds it), members chosen by name, then listed or written out (modes and times
 //! restored, directories' last), with GNU tar's messages.
 
-use super::archive::{self, Entry, Kind};
 use super::{Compression, Operation, Session};
 use crate::commands::fileops::date::format_minutes;
 use crate::commands::fileops::is_dev_null;
@@ -10,6 +9,7 @@ use crate::commands::fileops::modes::permission_string;
 use crate::commands::gzip::format::{self as gzip, Problem};
 use crate::commands::util::{read_stdin, strerror};
 use crate::commands::wildcard::{self, has_wildcards};
+use sandtab_vfs::tar_format::{self as archive, Entry, Kind};
 use sandtab_vfs::{ErrorKind, FileKind, Timestamp, VfsError, VfsPath};
 
 /// A directory whose mode and time are set once everything inside it is written.

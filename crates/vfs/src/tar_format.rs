@@ -1,7 +1,8 @@
 //! Tar archives as GNU tar writes them (GNU headers, `././@LongLink` entries for long
 //! names, 10240-byte records) and as it reads them (ustar, GNU and pax headers; a
 //! damaged header skipped to the next good one; a truncated archive noticed). The
-//! `tar` crate encodes and decodes the header fields.
+//! `tar` crate encodes and decodes the header fields. The one tar of sandtab: the
+//! shell's `tar` and a sandbox's `export_tar`/`import_tar` both read and write here.
 
 use std::collections::HashMap;
 use tar::{EntryType, Header};
@@ -14,7 +15,7 @@ const LONG_LINK: &[u8] = b"././@LongLink";
 
 /// What an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     File,
     Directory,
     Symlink,
@@ -41,7 +42,7 @@ impl Kind {
 
 /// One member of an archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry {
+pub struct Entry {
     pub name: String,
     pub kind: Kind,
     /// The target of a symlink or hard link.
@@ -58,7 +59,7 @@ pub(crate) struct Entry {
 /// What reading an archive found: its entries with their contents, and the
 /// problems GNU tar would report along the way.
 #[derive(Debug, Default)]
-pub(crate) struct Contents {
+pub struct Contents {
     pub entries: Vec<(Entry, Vec<u8>)>,
     /// The first block was no header ("This does not look like a tar archive").
     pub not_an_archive: bool,
@@ -118,7 +119,7 @@ fn parse_pax(data: &[u8]) -> HashMap<String, String> {
 }
 
 /// Reads every entry of an uncompressed archive.
-pub(crate) fn read(data: &[u8]) -> Contents {
+pub fn read(data: &[u8]) -> Contents {
     let mut contents = Contents::default();
     let mut at = 0;
     let mut long_name: Option<String> = None;
@@ -178,6 +179,9 @@ pub(crate) fn read(data: &[u8]) -> Contents {
     if !seen_header {
         // Nothing but a short or empty file.
         contents.not_an_archive = true;
+    } else if at < data.len() {
+        // Part of a block after the last whole one: the archive was cut there.
+        contents.truncated = true;
     }
     contents.end = at.min(data.len());
     contents
@@ -248,7 +252,8 @@ fn apply_pax(entry: &mut Entry, pax: &HashMap<String, String>) {
 }
 
 /// Builds an archive in memory.
-pub(crate) struct Writer {
+#[derive(Debug)]
+pub struct Writer {
     out: Vec<u8>,
 }
 
@@ -406,6 +411,11 @@ mod tests {
         writer.append(&entry("a", Kind::File), &[b'x'; 600]);
         let archive = writer.finish();
         assert!(read(&archive[..900]).truncated);
+        // Cut inside the second block's header: a partial block is no end of archive.
+        writer = Writer::new(Vec::new());
+        writer.append(&entry("d/", Kind::Directory), &[]);
+        writer.append(&entry("d/a", Kind::File), b"x");
+        assert!(read(&writer.finish()[..1000]).truncated);
         let mut damaged = archive.clone();
         damaged[0] ^= 0xff;
         let contents = read(&damaged);
