@@ -49,6 +49,8 @@ impl Problem {
         if err.kind() == io::ErrorKind::UnexpectedEof {
             Self::UnexpectedEnd
         } else if err.to_string().contains("checksum") {
+            // flate2 reports a bad trailer and bad deflate data with the same kind; only
+            // its message tells them apart (the `problems` test pins it).
             Self::Crc
         } else {
             Self::Format
