@@ -403,8 +403,12 @@ impl Command for GuestCommand {
             && ctx.args.get(1).map(String::as_str) == Some("pip")
         {
             let args = ctx.args[2..].to_vec();
-            let pip = crate::commands::pip::Pip::new(&guests.fs, &guests.gate);
-            return Box::pin(pip.run(&ctx, &args)).await;
+            let pip = sandtab_commands::Pip::new(&guests.fs, &guests.gate);
+            let streams = crate::commands::Streams::new(&ctx);
+            let status = Box::pin(pip.run(&streams.context(&ctx), &args)).await;
+            return status
+                .map(|status| CommandStatus::with_code(status.exit_code))
+                .map_err(crate::commands::into_bashkit);
         }
         let module = match &self.target {
             Target::Installed(program) => match guests.module_of(program).await {

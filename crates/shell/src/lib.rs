@@ -8,6 +8,7 @@
 //! Platform-free: it runs natively (tests, a CLI) and in the browser's worker.
 
 mod commands;
+mod entropy;
 mod completion;
 mod error;
 mod exec_overrides;
@@ -182,7 +183,7 @@ pub struct Shell {
     /// Whether `$RANDOM` is still to be seeded from the tape (at the next exec).
     seed_random: bool,
     /// Where `uuidgen` and `shuf` draw random bytes.
-    entropy: Arc<commands::entropy::Entropy>,
+    entropy: Arc<entropy::SessionRandom>,
     /// bashkit's live commands (shared with `guests`): a streamed stdin's feed.
     registry: bashkit::BuiltinRegistry,
     /// Why the host stopped the running exec, when a limit it keeps did.
@@ -245,8 +246,9 @@ impl Shell {
         }
         let registry = bashkit::BuiltinRegistry::new();
         let installed = program_stubs::InstalledNames::default();
-        let entropy = commands::entropy::Entropy::new(host.clone());
-        let bash = commands::register(Bash::builder(), &fs, &gate, &entropy)
+        let entropy = entropy::SessionRandom::new(host.clone());
+        let commands_entropy = sandtab_commands::Entropy::new(entropy.clone());
+        let bash = commands::register(Bash::builder(), &fs, &gate, &commands_entropy)
             .builtin_registry(registry.clone())
             .fs(Arc::new(PosixFs::new(fs_adapter::VfsBackend::new(
                 fs.clone(),

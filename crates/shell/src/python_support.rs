@@ -12,7 +12,7 @@ use sandtab_vfs::{Mount, MountSource, VfsPath};
 pub const DIR: &str = "/opt/sandtab/python";
 
 /// Where `pip` installs packages, and `sitecustomize` finds them.
-pub const SITE_PACKAGES: &str = "/opt/sandtab/lib/python3.12/site-packages";
+pub use sandtab_commands::SITE_PACKAGES;
 
 // `sitecustomize` last: a sandbox whose quota leaves some out gets no start-up hook
 // rather than one whose modules are missing.
