@@ -114,13 +114,19 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
-    /// Adds `command` under `name` (a later one of the same name replaces it).
+    /// Adds `command` under `name`.
     #[must_use]
     pub fn command(mut self, name: impl Into<String>, command: impl Command + 'static) -> Self {
-        let name = name.into();
-        self.commands.retain(|(existing, _)| *existing != name);
-        self.commands.push((name, Box::new(command)));
+        self.commands.push((name.into(), Box::new(command)));
         self
+    }
+
+    /// The command registered as `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn Command> {
+        self.commands
+            .iter()
+            .find(|(registered, _)| registered == name)
+            .map(|(_, command)| command.as_ref())
     }
 
     /// The names registered, in order.

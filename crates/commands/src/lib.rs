@@ -5,42 +5,33 @@
 //! statuses. The shell (`sandtab-shell`) registers them over its builtins of the same
 //! name; nothing here depends on it.
 
+// What the commands share.
 mod calendar;
 mod command;
-mod curl;
-mod date;
-mod df;
-mod diff;
 mod entropy;
-mod file_type;
-mod fileops;
-mod gzip;
-mod help;
-mod ls;
-mod openssl;
 mod options;
-mod patch;
-mod paths;
-mod pip;
-mod shuf;
-mod stat;
-mod tar;
-mod textutils;
-mod tool;
-mod ui;
 mod util;
-mod uuidgen;
 mod wildcard;
+
+// The commands, by family.
+mod archive;
+mod doors;
+mod files;
+mod net;
+mod system;
+mod text;
 
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod tests;
 
 pub use command::{
     Command, Context, InputStream, OutputStream, Registry, Result, ShellFile, ShellFiles, Status,
     StreamError,
 };
 pub use entropy::{Entropy, RandomSource};
-pub use pip::{Pip, SITE_PACKAGES};
+pub use net::pip::{Pip, SITE_PACKAGES};
 
 use sandtab_caps::Gate;
 use sandtab_vfs::SandboxFs;
@@ -50,30 +41,16 @@ use std::sync::Arc;
 /// check, `entropy` where `uuidgen`, `shuf` and `openssl rand` draw random bytes.
 pub fn all(fs: &Arc<SandboxFs>, gate: &Arc<Gate>, entropy: &Arc<Entropy>) -> Registry {
     let builder = Registry::default();
-    let builder = uuidgen::register(builder, fs, entropy);
-    let builder = shuf::register(builder, fs, entropy);
-    let builder = openssl::register(builder, fs, entropy);
-    let builder = curl::register(builder, fs, gate);
-    let builder = pip::register(builder, fs, gate);
-    let builder = tool::register(builder, gate);
-    let builder = ui::register(builder, fs, gate);
-    let builder = date::register(builder, fs);
-    let builder = df::register(builder, fs);
-    let builder = diff::register(builder, fs);
-    let builder = patch::register(builder, fs);
-    let builder = ls::register(builder, fs);
-    let builder = file_type::register(builder, fs);
-    let builder = stat::register(builder, fs);
-    let builder = paths::register(builder, fs);
-    let builder = fileops::register(builder, fs);
-    let builder = gzip::register(builder, fs);
-    let builder = tar::register(builder, fs);
-    let builder = help::register(builder);
-    textutils::register(builder, fs)
+    let builder = system::register(builder, fs, entropy);
+    let builder = net::register(builder, fs, gate);
+    let builder = doors::register(builder, fs, gate);
+    let builder = text::register(builder, fs);
+    let builder = files::register(builder, fs);
+    archive::register(builder, fs)
 }
 
 /// The granted tool `name` as a command of its own name (`NAME --key value` is
 /// `tool NAME --key value`).
 pub fn tool_by_name(gate: &Arc<Gate>, name: &str) -> impl Command + 'static {
-    tool::ToolCommand::by_name(gate, name)
+    doors::tool::ToolCommand::by_name(gate, name)
 }

@@ -1,7 +1,9 @@
 //! Running a command in the tests without a shell: an in-memory sandbox, arguments,
 //! stdin, and the output collected.
 
-use crate::command::{Command, Context, InputStream, OutputStream, Result, ShellFile, ShellFiles};
+use crate::command::{
+    Command, Context, InputStream, OutputStream, Result, ShellFile, ShellFiles, StreamError,
+};
 use crate::entropy::{Entropy, RandomSource};
 use async_trait::async_trait;
 use sandtab_vfs::{ManualClock, Quota, SandboxFs, Timestamp};
@@ -69,6 +71,42 @@ pub(crate) async fn run(
         stdout: stdout.text(),
         stderr: stderr.text(),
     }
+}
+
+/// Runs `command` with a stdout whose every write fails with `error`.
+pub(crate) async fn run_failing_stdout<E>(
+    command: &dyn Command,
+    name: &str,
+    args: &[&str],
+    error: E,
+) -> Result<i32>
+where
+    E: std::error::Error + Clone + Send + Sync + 'static,
+{
+    struct Failing<E>(E);
+    #[async_trait]
+    impl<E: std::error::Error + Clone + Send + Sync + 'static> OutputStream for Failing<E> {
+        async fn write_all(&self, _bytes: &[u8]) -> Result<()> {
+            Err(StreamError(Box::new(self.0.clone())))
+        }
+    }
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    let env = HashMap::new();
+    let stdin = Bytes(Mutex::new(None));
+    let stderr = Collected::default();
+    let status = command
+        .execute(Context {
+            name,
+            args: &args,
+            env: &env,
+            cwd: Path::new("/"),
+            stdin: &stdin,
+            stdout: &Failing(error),
+            stderr: &stderr,
+            shell_files: &NoShellFiles,
+        })
+        .await?;
+    Ok(status.exit_code)
 }
 
 struct Bytes(Mutex<Option<Vec<u8>>>);

@@ -143,10 +143,7 @@ impl<'c, 'a> Output<'c, 'a> {
 
 /// GNU's usage error: the message, the `Try '...' line`, and exit status `code`.
 /// Prints `text` (a command's `--help` or `--version`) and succeeds.
-pub(crate) async fn print_info(
-    ctx: &Context<'_>,
-    text: &str,
-) -> crate::Result<Status> {
+pub(crate) async fn print_info(ctx: &Context<'_>, text: &str) -> crate::Result<Status> {
     ctx.stdout.write_all(text.as_bytes()).await?;
     Ok(Status::with_code(0))
 }

@@ -8,8 +8,8 @@
 //! Platform-free: it runs natively (tests, a CLI) and in the browser's worker.
 
 mod commands;
-mod entropy;
 mod completion;
+mod entropy;
 mod error;
 mod exec_overrides;
 pub mod file_tools;
