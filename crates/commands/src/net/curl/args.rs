@@ -1,7 +1,10 @@
-//! curl's command line: short options clustered (`-fsSL`, `-ofile`), long options with
-//! unique abbreviations (`--silen`), `--no-` in front of a switch to turn it off, URLs
-//! anywhere among the options, and curl's own messages for mistakes. `--opt=value` is
-//! also taken (curl itself rejects it, so nothing that works in curl changes meaning).
+//! curl's command line, read by the commands' one parser: short options clustered
+//! (`-fsSL`, `-ofile`), long options with unique abbreviations (`--silen`), `--no-` in
+//! front of a switch to turn it off, URLs anywhere among the options, and curl's own
+//! messages for mistakes. `--opt=value` is also taken (curl itself rejects it, so
+//! nothing that works in curl changes meaning).
+
+use crate::options::{Keyed, Long, Parser, Spec, UsageError, Value};
 
 /// How a `-d`-like option's value becomes body bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,294 +64,215 @@ pub(crate) struct CurlArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ArgError(pub String);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Opt {
-    // Switches (`--no-NAME` turns them off).
-    Silent,
-    ShowError,
-    Location,
-    Include,
-    Head,
-    Fail,
-    FailWithBody,
-    Verbose,
-    Get,
-    CreateDirs,
-    RemoteName,
-    RemoteNameAll,
-    /// Accepted and meaningless here (`-k`, `--compressed`, `-g`, ...).
-    NoOp,
-    Help,
-    Version,
-    // Options with a value.
-    Request,
-    Header,
-    Data,
-    DataBinary,
-    DataRaw,
-    DataUrlEncode,
-    Json,
-    Output,
-    OutputDir,
-    WriteOut,
-    UserAgent,
-    Referer,
-    User,
-    MaxRedirs,
-    /// A number curl would check and that cannot change anything here (`-m`).
-    Seconds,
-    DumpHeader,
-    Url,
-}
+// The keys of options without a short letter (private-use characters).
+const FAIL_WITH_BODY: char = '\u{e100}';
+const CREATE_DIRS: char = '\u{e101}';
+const REMOTE_NAME_ALL: char = '\u{e102}';
+const DATA_BINARY: char = '\u{e103}';
+const DATA_RAW: char = '\u{e104}';
+const DATA_URLENCODE: char = '\u{e105}';
+const JSON: char = '\u{e106}';
+const OUTPUT_DIR: char = '\u{e107}';
+const MAX_REDIRS: char = '\u{e108}';
+const URL: char = '\u{e109}';
+/// Accepted and meaningless here (`-k`, `--compressed`, `-g`, ...).
+const NO_OP: char = '\u{e10a}';
+/// A number curl would check and that cannot change anything here (`-m`).
+const SECONDS: char = 'm';
 
-impl Opt {
-    fn takes_value(self) -> bool {
-        matches!(
-            self,
-            Opt::Request
-                | Opt::Header
-                | Opt::Data
-                | Opt::DataBinary
-                | Opt::DataRaw
-                | Opt::DataUrlEncode
-                | Opt::Json
-                | Opt::Output
-                | Opt::OutputDir
-                | Opt::WriteOut
-                | Opt::UserAgent
-                | Opt::Referer
-                | Opt::User
-                | Opt::MaxRedirs
-                | Opt::Seconds
-                | Opt::DumpHeader
-                | Opt::Url
-        )
+/// The key of `--no-NAME`, which turns the switch keyed `key` off.
+const fn off(key: char) -> char {
+    match char::from_u32(key as u32 + OFF) {
+        Some(c) => c,
+        None => key,
     }
 }
+/// Where the keys of `--no-NAME` start (the supplementary private-use plane).
+const OFF: u32 = 0xF0000;
 
-const SHORT: &[(char, Opt)] = &[
-    ('s', Opt::Silent),
-    ('S', Opt::ShowError),
-    ('L', Opt::Location),
-    ('i', Opt::Include),
-    ('I', Opt::Head),
-    ('f', Opt::Fail),
-    ('v', Opt::Verbose),
-    ('G', Opt::Get),
-    ('O', Opt::RemoteName),
-    ('k', Opt::NoOp),
-    ('g', Opt::NoOp),
-    ('N', Opt::NoOp),
-    ('#', Opt::NoOp),
-    ('4', Opt::NoOp),
-    ('6', Opt::NoOp),
-    ('q', Opt::NoOp),
-    ('h', Opt::Help),
-    ('V', Opt::Version),
-    ('X', Opt::Request),
-    ('H', Opt::Header),
-    ('d', Opt::Data),
-    ('o', Opt::Output),
-    ('w', Opt::WriteOut),
-    ('A', Opt::UserAgent),
-    ('e', Opt::Referer),
-    ('u', Opt::User),
-    ('m', Opt::Seconds),
-    ('D', Opt::DumpHeader),
-];
+/// The switch a `--no-NAME` key turns off.
+fn turned_off(key: char) -> Option<char> {
+    (key as u32).checked_sub(OFF).and_then(char::from_u32)
+}
 
-const LONG: &[(&str, Opt)] = &[
-    ("silent", Opt::Silent),
-    ("show-error", Opt::ShowError),
-    ("location", Opt::Location),
-    ("location-trusted", Opt::Location),
-    ("include", Opt::Include),
-    ("head", Opt::Head),
-    ("fail", Opt::Fail),
-    ("fail-with-body", Opt::FailWithBody),
-    ("verbose", Opt::Verbose),
-    ("get", Opt::Get),
-    ("create-dirs", Opt::CreateDirs),
-    ("remote-name", Opt::RemoteName),
-    ("remote-name-all", Opt::RemoteNameAll),
-    ("insecure", Opt::NoOp),
-    ("compressed", Opt::NoOp),
-    ("globoff", Opt::NoOp),
-    ("no-buffer", Opt::NoOp),
-    ("progress-bar", Opt::NoOp),
-    ("no-progress-meter", Opt::NoOp),
-    ("http1.1", Opt::NoOp),
-    ("http2", Opt::NoOp),
-    ("ipv4", Opt::NoOp),
-    ("ipv6", Opt::NoOp),
-    ("disable", Opt::NoOp),
-    ("help", Opt::Help),
-    ("version", Opt::Version),
-    ("request", Opt::Request),
-    ("header", Opt::Header),
-    ("data", Opt::Data),
-    ("data-ascii", Opt::Data),
-    ("data-binary", Opt::DataBinary),
-    ("data-raw", Opt::DataRaw),
-    ("data-urlencode", Opt::DataUrlEncode),
-    ("json", Opt::Json),
-    ("output", Opt::Output),
-    ("output-dir", Opt::OutputDir),
-    ("write-out", Opt::WriteOut),
-    ("user-agent", Opt::UserAgent),
-    ("referer", Opt::Referer),
-    ("user", Opt::User),
-    ("max-redirs", Opt::MaxRedirs),
-    ("max-time", Opt::Seconds),
-    ("connect-timeout", Opt::Seconds),
-    ("dump-header", Opt::DumpHeader),
-    ("url", Opt::Url),
-];
+/// curl's options: short letters cluster (`-fsSL`) and a value may be attached
+/// (`-XPUT`); a long name may be abbreviated while it is unique.
+const SPEC: Spec<Long> = Spec {
+    short: "sSLiIfvGOkgN#46qhVX:H:d:o:w:A:e:u:m:D:",
+    long: &[
+        ("silent", Value::No, 's'),
+        ("show-error", Value::No, 'S'),
+        ("location", Value::No, 'L'),
+        ("location-trusted", Value::No, 'L'),
+        ("include", Value::No, 'i'),
+        ("head", Value::No, 'I'),
+        ("fail", Value::No, 'f'),
+        ("fail-with-body", Value::No, FAIL_WITH_BODY),
+        ("verbose", Value::No, 'v'),
+        ("get", Value::No, 'G'),
+        ("create-dirs", Value::No, CREATE_DIRS),
+        ("remote-name", Value::No, 'O'),
+        ("remote-name-all", Value::No, REMOTE_NAME_ALL),
+        ("insecure", Value::No, NO_OP),
+        ("compressed", Value::No, NO_OP),
+        ("globoff", Value::No, NO_OP),
+        ("no-buffer", Value::No, NO_OP),
+        ("progress-bar", Value::No, NO_OP),
+        ("no-progress-meter", Value::No, NO_OP),
+        ("http1.1", Value::No, NO_OP),
+        ("http2", Value::No, NO_OP),
+        ("ipv4", Value::No, NO_OP),
+        ("ipv6", Value::No, NO_OP),
+        ("disable", Value::No, NO_OP),
+        ("help", Value::No, 'h'),
+        ("version", Value::No, 'V'),
+        ("request", Value::Required, 'X'),
+        ("header", Value::Required, 'H'),
+        ("data", Value::Required, 'd'),
+        ("data-ascii", Value::Required, 'd'),
+        ("data-binary", Value::Required, DATA_BINARY),
+        ("data-raw", Value::Required, DATA_RAW),
+        ("data-urlencode", Value::Required, DATA_URLENCODE),
+        ("json", Value::Required, JSON),
+        ("output", Value::Required, 'o'),
+        ("output-dir", Value::Required, OUTPUT_DIR),
+        ("write-out", Value::Required, 'w'),
+        ("user-agent", Value::Required, 'A'),
+        ("referer", Value::Required, 'e'),
+        ("user", Value::Required, 'u'),
+        ("max-redirs", Value::Required, MAX_REDIRS),
+        ("max-time", Value::Required, SECONDS),
+        ("connect-timeout", Value::Required, SECONDS),
+        ("dump-header", Value::Required, 'D'),
+        ("url", Value::Required, URL),
+        // `--no-` before a switch turns it off.
+        ("no-silent", Value::No, off('s')),
+        ("no-show-error", Value::No, off('S')),
+        ("no-location", Value::No, off('L')),
+        ("no-location-trusted", Value::No, off('L')),
+        ("no-include", Value::No, off('i')),
+        ("no-head", Value::No, off('I')),
+        ("no-fail", Value::No, off('f')),
+        ("no-fail-with-body", Value::No, off(FAIL_WITH_BODY)),
+        ("no-verbose", Value::No, off('v')),
+        ("no-get", Value::No, off('G')),
+        ("no-create-dirs", Value::No, off(CREATE_DIRS)),
+        ("no-remote-name-all", Value::No, off(REMOTE_NAME_ALL)),
+        ("no-insecure", Value::No, NO_OP),
+        ("no-compressed", Value::No, NO_OP),
+        ("no-globoff", Value::No, NO_OP),
+        ("no-progress-bar", Value::No, NO_OP),
+    ],
+    stop_at_operand: false,
+    negative_numbers: false,
+};
 
 /// Parses curl's arguments (without the command name).
 pub(crate) fn parse(args: &[String]) -> Result<CurlArgs, ArgError> {
     let mut parsed = CurlArgs::default();
-    let mut index = 0;
-    let mut options_done = false;
-    while index < args.len() {
-        let arg = &args[index];
-        index += 1;
-        if options_done || arg == "-" || !arg.starts_with('-') {
-            parsed.urls.push(arg.clone());
-        } else if arg == "--" {
-            options_done = true;
-        } else if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (long, None),
-            };
-            let (opt, on) = find_long(name).ok_or_else(|| unknown(arg))?;
-            let value = match (opt.takes_value(), inline) {
-                (true, Some(value)) => Some(value.to_owned()),
-                (true, None) => Some(next_value(args, &mut index, arg)?),
-                (false, Some(_)) => return Err(unknown(arg)),
-                (false, None) => None,
-            };
-            apply(&mut parsed, opt, on, value, &format!("--{name}"))?;
-        } else {
-            // A cluster: switches until one that takes a value, which takes the rest.
-            let flags = &arg[1..];
-            for (at, letter) in flags.char_indices() {
-                let shown = format!("-{letter}");
-                let opt = SHORT
-                    .iter()
-                    .find(|(c, _)| *c == letter)
-                    .map(|(_, o)| *o)
-                    .ok_or_else(|| unknown(&shown))?;
-                if opt.takes_value() {
-                    let rest = &flags[at + letter.len_utf8()..];
-                    let value = match rest.is_empty() {
-                        true => next_value(args, &mut index, &shown)?,
-                        false => rest.to_owned(),
-                    };
-                    apply(&mut parsed, opt, true, Some(value), &shown)?;
-                    break;
-                }
-                apply(&mut parsed, opt, true, None, &shown)?;
+    let mut parser = Parser::new(&SPEC, args);
+    loop {
+        let before = parser.consumed();
+        let arg = parser
+            .next_keyed()
+            .map_err(|err| curl_words(&err, args, before))?;
+        match arg {
+            None => return Ok(parsed),
+            Some(Keyed::Operand(url)) => parsed.urls.push(url.to_owned()),
+            Some(Keyed::Option(key, value)) => {
+                let given = option_as_given(args, before, parser.consumed(), key);
+                apply(&mut parsed, key, value.unwrap_or_default(), &given)?;
             }
         }
     }
-    Ok(parsed)
 }
 
-fn unknown(shown: &str) -> ArgError {
-    ArgError(format!("option {shown}: is unknown"))
+/// A refused command line in curl's words (it names the option as it was given).
+fn curl_words(err: &UsageError, args: &[String], before: usize) -> ArgError {
+    let word = args.get(before).map_or("", String::as_str);
+    let long_word = || word.split('=').next().unwrap_or(word).to_owned();
+    ArgError(match err {
+        UsageError::InvalidShort(letter) => format!("option -{letter}: is unknown"),
+        UsageError::ShortNeedsValue(letter) => format!("option -{letter}: requires parameter"),
+        UsageError::LongNeedsValue(_) => format!("option {}: requires parameter", long_word()),
+        UsageError::Ambiguous { .. } => format!("option {}: is ambiguous", long_word()),
+        UsageError::Unrecognized(_) | UsageError::LongTakesNoValue(_) => {
+            format!("option {word}: is unknown")
+        }
+    })
 }
 
-fn next_value(args: &[String], index: &mut usize, shown: &str) -> Result<String, ArgError> {
-    let value = args
-        .get(*index)
-        .cloned()
-        .ok_or_else(|| ArgError(format!("option {shown}: requires parameter")))?;
-    *index += 1;
-    Ok(value)
-}
-
-/// The option a long name stands for (exact, a unique abbreviation, or `no-` and a
-/// switch), and whether it is turned on.
-fn find_long(name: &str) -> Option<(Opt, bool)> {
-    if let Some(&(_, opt)) = LONG.iter().find(|(n, _)| *n == name) {
-        return Some((opt, true));
-    }
-    if let Some(rest) = name.strip_prefix("no-")
-        && let Some((opt, _)) = find_long(rest)
-        && !opt.takes_value()
-    {
-        return Some((opt, false));
-    }
-    let mut matches = LONG
-        .iter()
-        .filter(|(n, _)| !name.is_empty() && n.starts_with(name));
-    let first = matches.next()?;
-    // Several names for the same option are not ambiguous.
-    match matches.all(|(_, opt)| *opt == first.1) {
-        true => Some((first.1, true)),
-        false => None,
+/// How the option just parsed was written, for messages: `-m`, or `--max-time`.
+fn option_as_given(args: &[String], before: usize, after: usize, key: char) -> String {
+    match args.get(before..after).and_then(<[String]>::first) {
+        Some(word) if word.starts_with("--") => word.split('=').next().unwrap_or(word).to_owned(),
+        _ => format!("-{key}"),
     }
 }
 
-fn apply(
-    parsed: &mut CurlArgs,
-    opt: Opt,
-    on: bool,
-    value: Option<String>,
-    shown: &str,
-) -> Result<(), ArgError> {
-    let value = value.unwrap_or_default();
-    match opt {
-        Opt::Silent => parsed.silent = on,
-        Opt::ShowError => parsed.show_error = on,
-        Opt::Location => parsed.location = on,
-        Opt::Include => parsed.include = on,
-        Opt::Head => parsed.head = on,
-        Opt::Fail => parsed.fail = on,
-        Opt::FailWithBody => parsed.fail_with_body = on,
-        Opt::Verbose => parsed.verbose = on,
-        Opt::Get => parsed.get = on,
-        Opt::CreateDirs => parsed.create_dirs = on,
-        Opt::RemoteName => parsed.targets.push(Target::Remote),
-        Opt::RemoteNameAll => parsed.remote_name_all = on,
-        Opt::NoOp => {}
-        Opt::Help => parsed.help = true,
-        Opt::Version => parsed.version = true,
-        Opt::Request => parsed.method = Some(value),
-        Opt::Header => parsed.headers.push(value),
-        Opt::Data => parsed.data.push(Data::Ascii(value)),
-        Opt::DataBinary => parsed.data.push(Data::Binary(value)),
-        Opt::DataRaw => parsed.data.push(Data::Raw(value)),
-        Opt::DataUrlEncode => parsed.data.push(Data::UrlEncode(value)),
-        Opt::Json => parsed.data.push(Data::Json(value)),
-        Opt::Output => parsed.targets.push(Target::File(value)),
-        Opt::OutputDir => parsed.output_dir = Some(value),
-        Opt::WriteOut => parsed.write_out = Some(value),
-        Opt::UserAgent => parsed.user_agent = Some(value),
-        Opt::Referer => parsed.referer = Some(value),
-        Opt::User => parsed.user = Some(value),
-        Opt::MaxRedirs => {
-            let n: i64 = value.trim().parse().map_err(|_| not_numeric(shown))?;
+fn apply(parsed: &mut CurlArgs, key: char, value: &str, given: &str) -> Result<(), ArgError> {
+    if let Some(switch) = turned_off(key) {
+        set_switch(parsed, switch, false);
+        return Ok(());
+    }
+    let value = value.to_owned();
+    match key {
+        'h' => parsed.help = true,
+        'V' => parsed.version = true,
+        'O' => parsed.targets.push(Target::Remote),
+        'X' => parsed.method = Some(value),
+        'H' => parsed.headers.push(value),
+        'd' => parsed.data.push(Data::Ascii(value)),
+        DATA_BINARY => parsed.data.push(Data::Binary(value)),
+        DATA_RAW => parsed.data.push(Data::Raw(value)),
+        DATA_URLENCODE => parsed.data.push(Data::UrlEncode(value)),
+        JSON => parsed.data.push(Data::Json(value)),
+        'o' => parsed.targets.push(Target::File(value)),
+        OUTPUT_DIR => parsed.output_dir = Some(value),
+        'w' => parsed.write_out = Some(value),
+        'A' => parsed.user_agent = Some(value),
+        'e' => parsed.referer = Some(value),
+        'u' => parsed.user = Some(value),
+        'D' => parsed.dump_header = Some(value),
+        URL => parsed.urls.push(value),
+        MAX_REDIRS => {
+            let n: i64 = value.trim().parse().map_err(|_| not_numeric(given))?;
             if n < -1 {
-                return Err(not_numeric(shown));
+                return Err(not_numeric(given));
             }
             parsed.max_redirs = Some(n);
         }
-        Opt::Seconds => {
+        SECONDS => {
             let ok = value
                 .trim()
                 .parse::<f64>()
                 .is_ok_and(|s| s.is_finite() && s >= 0.0);
             if !ok {
-                return Err(not_numeric(shown));
+                return Err(not_numeric(given));
             }
         }
-        Opt::DumpHeader => parsed.dump_header = Some(value),
-        Opt::Url => parsed.urls.push(value),
+        switch => set_switch(parsed, switch, true),
     }
     Ok(())
+}
+
+/// Turns the switch keyed `key` on or off (a key of no switch does nothing: `-k`).
+fn set_switch(parsed: &mut CurlArgs, key: char, on: bool) {
+    let switch = match key {
+        's' => &mut parsed.silent,
+        'S' => &mut parsed.show_error,
+        'L' => &mut parsed.location,
+        'i' => &mut parsed.include,
+        'I' => &mut parsed.head,
+        'f' => &mut parsed.fail,
+        FAIL_WITH_BODY => &mut parsed.fail_with_body,
+        'v' => &mut parsed.verbose,
+        'G' => &mut parsed.get,
+        CREATE_DIRS => &mut parsed.create_dirs,
+        REMOTE_NAME_ALL => &mut parsed.remote_name_all,
+        _ => return,
+    };
+    *switch = on;
 }
 
 fn not_numeric(shown: &str) -> ArgError {
@@ -407,7 +331,15 @@ mod tests {
         // `--data` and `--data-binary` both start with `--dat`.
         assert_eq!(
             err(&["--dat", "x"]).as_deref(),
-            Some("option --dat: is unknown")
+            Some("option --dat: is ambiguous")
+        );
+        assert_eq!(
+            err(&["--head=x"]).as_deref(),
+            Some("option --head=x: is unknown")
+        );
+        assert_eq!(
+            err(&["--max-time"]).as_deref(),
+            Some("option --max-time: requires parameter")
         );
         assert_eq!(
             err(&["--silent=1"]).as_deref(),
