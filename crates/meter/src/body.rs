@@ -28,10 +28,9 @@ fn parse(err: BinaryReaderError) -> MeterError {
 pub(crate) fn instrument(func: &FunctionBody<'_>, cx: Context) -> Result<Vec<u8>, MeterError> {
     let body = func.as_bytes();
     let base = func.range().start;
-    let at = |offset: u64| {
+    let at = |offset: usize| {
         offset
             .checked_sub(base)
-            .and_then(|offset| usize::try_from(offset).ok())
             .ok_or_else(|| MeterError::Rewrite("an operator outside its body".into()))
     };
 

@@ -196,8 +196,10 @@ fn user(err: MeterError) -> reencode::Error<MeterError> {
 impl Reencode for Rewriter<'_> {
     type Error = MeterError;
 
-    fn function_index(&mut self, func: u32) -> Result2<u32> {
-        self.indices.function(func).map_err(user)
+    fn function_index(&mut self, func: u32) -> u32 {
+        // Validation bounds a module's functions far below `u32::MAX`, so the shift
+        // cannot overflow; were it to, the output's validation would refuse the index.
+        self.indices.function(func).unwrap_or(u32::MAX)
     }
 
     fn parse_type_section(
@@ -267,7 +269,7 @@ impl Reencode for Rewriter<'_> {
     ) -> Result2<()> {
         for memory in section {
             let ty = limits::memory(self.memories, memory?, self.options).map_err(user)?;
-            memories.memory(self.memory_type(ty)?);
+            memories.memory(self.memory_type(ty));
             self.memories = self.memories.saturating_add(1);
         }
         Ok(())

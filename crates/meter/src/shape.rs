@@ -65,7 +65,7 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
             }
             Payload::ImportSection(section) => {
                 shape.has_imports = true;
-                for import in section.into_imports() {
+                for import in section {
                     let import = import.map_err(invalid)?;
                     if import.module == METER_MODULE {
                         return Err(MeterError::ReservedImport {
@@ -74,7 +74,7 @@ pub(crate) fn shape(bytes: &[u8], options: &MeterOptions) -> Result<Shape, Meter
                         });
                     }
                     match import.ty {
-                        TypeRef::Func(_) | TypeRef::FuncExact(_) => {
+                        TypeRef::Func(_) => {
                             bump(&mut shape.imported_funcs)?;
                         }
                         TypeRef::Global(_) => bump(&mut shape.globals)?,

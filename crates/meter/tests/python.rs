@@ -39,10 +39,9 @@ fn code_size(bytes: &[u8]) -> u64 {
     wasmparser::Parser::new(0)
         .parse_all(bytes)
         .find_map(|payload| match payload.unwrap() {
-            wasmparser::Payload::CodeSectionStart {
-                unchecked_range: range,
-                ..
-            } => Some(range.end - range.start),
+            wasmparser::Payload::CodeSectionStart { range, .. } => {
+                Some((range.end - range.start) as u64)
+            }
             _ => None,
         })
         .unwrap_or(0)
