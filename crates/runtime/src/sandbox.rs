@@ -298,11 +298,20 @@ impl Sandbox {
     }
 
     /// The module of the expected program `name` (its first name) has come. Answered
-    /// beside the queue: a command waiting for it goes on. Compiled now if no command
-    /// runs (else by the first that runs it).
+    /// beside the queue: a command waiting for it goes on (and compiles it). Not
+    /// compiled here: that takes long enough for a large module (CPython: about 0.2 s
+    /// in a browser) that a command sent meanwhile would wait; the host compiles it
+    /// when it is idle ([`Sandbox::precompile_program`]).
     pub fn provide_program(&self, name: &str, module: Vec<u8>) -> RuntimeResult<()> {
-        let source = self.expected_source(name)?;
-        source.provide(Arc::new(module));
+        self.expected_source(name)?.provide(Arc::new(module));
+        Ok(())
+    }
+
+    /// Compiles the module of the expected program `name` ahead of its first use, if
+    /// it has come and no command runs (else the first command that runs it does).
+    /// An error is the module's: not valid WebAssembly, or not the SHA-256 expected.
+    pub fn precompile_program(&self, name: &str) -> RuntimeResult<()> {
+        self.expected_source(name)?;
         if let Ok(sessions) = self.sessions.try_borrow() {
             sessions
                 .precompile(name)

@@ -169,11 +169,18 @@ impl Sandbox {
         self.inner.expect_program(&names, sha256).map_err(js_error)
     }
 
-    /// The module of the expected program `name` (its first name) has come; compiled
-    /// now if no command runs. Throws for a module that is not valid WebAssembly.
+    /// The module of the expected program `name` (its first name) has come: a command
+    /// waiting for it goes on. Not compiled here (see `precompileProgram`).
     #[wasm_bindgen(js_name = provideProgram)]
     pub fn provide_program(&self, name: String, module: Vec<u8>) -> Result<(), JsValue> {
         self.inner.provide_program(&name, module).map_err(js_error)
+    }
+
+    /// Compiles the module of the expected program `name` ahead of its first use (the
+    /// worker calls it when idle). Throws for a module that is not valid WebAssembly.
+    #[wasm_bindgen(js_name = precompileProgram)]
+    pub fn precompile_program(&self, name: String) -> Result<(), JsValue> {
+        self.inner.precompile_program(&name).map_err(js_error)
     }
 
     /// The module of the expected program `name` will not come, because of `reason`.
