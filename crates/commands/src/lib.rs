@@ -10,6 +10,7 @@ mod calendar;
 mod command;
 mod entropy;
 mod options;
+mod printf;
 mod util;
 mod wildcard;
 

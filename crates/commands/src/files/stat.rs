@@ -44,6 +44,11 @@ pub(super) fn apparent_size(meta: &Metadata) -> u64 {
 }
 
 /// Space used on disk, in 512-byte units (`st_blocks`).
+/// A count as the C library's signed type holds it (none here comes near the limit).
+fn as_signed(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
 pub(super) fn blocks_512(meta: &Metadata) -> u64 {
     let bytes = match meta.kind {
         FileKind::Symlink if meta.size < FAST_SYMLINK_MAX => 0,
@@ -384,7 +389,9 @@ impl StatFile<'_> {
         match letter {
             'n' => spec.string(self.name, out),
             'N' => spec.string(&self.quoted_name(), out),
-            's' => spec.unsigned(apparent_size(meta), out),
+            // GNU prints the size and the file system's block counts as signed numbers
+            // (`off_t`, `fsblkcnt_t` through `out_int`): `%+s` gives `+5`.
+            's' => spec.signed(as_signed(apparent_size(meta)), out),
             'a' => spec.octal(u64::from(meta.mode & 0o7777), out),
             'A' => spec.string(&mode_string(meta), out),
             'f' => spec.hex(u64::from(type_bits(meta) | (meta.mode & 0o7777)), out),
@@ -473,10 +480,10 @@ impl FileSystem {
             't' => spec.hex(0x0102_1994, out),
             'T' => spec.string("tmpfs", out),
             's' | 'S' => spec.unsigned(FS_BLOCK, out),
-            'b' => spec.unsigned(self.total_blocks, out),
-            'f' | 'a' => spec.unsigned(self.free_blocks, out),
+            'b' => spec.signed(as_signed(self.total_blocks), out),
+            'f' | 'a' => spec.signed(as_signed(self.free_blocks), out),
             'c' => spec.unsigned(self.total_inodes, out),
-            'd' => spec.unsigned(self.free_inodes, out),
+            'd' => spec.signed(as_signed(self.free_inodes), out),
             _ => spec.string("?", out),
         }
     }

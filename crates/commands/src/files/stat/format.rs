@@ -2,19 +2,14 @@
 //! and backslash escapes (for `--printf`), expanded against one file or file system.
 
 use crate::files::stat::epoch_secs;
+use crate::printf::Field;
 use sandtab_vfs::Timestamp;
 
 /// One `%` directive: its printf-style flags, width and precision, and its letter (with
 /// the `H`/`L` prefix of `%Hd`, `%Lr`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(super) struct Spec {
-    pub(super) left: bool,
-    pub(super) zero: bool,
-    pub(super) plus: bool,
-    pub(super) space: bool,
-    pub(super) alternate: bool,
-    pub(super) width: usize,
-    pub(super) precision: Option<usize>,
+    pub(super) field: Field,
     pub(super) prefix: Option<char>,
     pub(super) letter: char,
 }
@@ -22,7 +17,7 @@ pub(super) struct Spec {
 impl Spec {
     /// `text` padded to the width (a string directive: the precision cuts it).
     pub(super) fn string(&self, text: &str, out: &mut Vec<u8>) {
-        let text = match self.precision {
+        let text = match self.field.precision {
             Some(precision) => text.chars().take(precision).collect::<String>(),
             None => text.to_owned(),
         };
@@ -30,14 +25,7 @@ impl Spec {
     }
 
     pub(super) fn pad(&self, text: &str, out: &mut Vec<u8>) {
-        let fill = self.width.saturating_sub(text.chars().count());
-        if self.left {
-            out.extend_from_slice(text.as_bytes());
-            out.extend(std::iter::repeat_n(b' ', fill));
-        } else {
-            out.extend(std::iter::repeat_n(b' ', fill));
-            out.extend_from_slice(text.as_bytes());
-        }
+        out.extend_from_slice(self.field.pad(text, usize::MAX).as_bytes());
     }
 
     /// An unsigned number in decimal.
@@ -47,20 +35,12 @@ impl Spec {
 
     /// A signed number in decimal (`+` and space flags apply).
     pub(super) fn signed(&self, value: i64, out: &mut Vec<u8>) {
-        let sign = if value < 0 {
-            "-"
-        } else if self.plus {
-            "+"
-        } else if self.space {
-            " "
-        } else {
-            ""
-        };
+        let sign = self.field.sign(value < 0);
         self.number(&value.unsigned_abs().to_string(), sign, "", out);
     }
 
     pub(super) fn octal(&self, value: u64, out: &mut Vec<u8>) {
-        let prefix = if self.alternate && value != 0 {
+        let prefix = if self.field.alternate && value != 0 {
             "0"
         } else {
             ""
@@ -69,7 +49,7 @@ impl Spec {
     }
 
     pub(super) fn hex(&self, value: u64, out: &mut Vec<u8>) {
-        let prefix = if self.alternate && value != 0 {
+        let prefix = if self.field.alternate && value != 0 {
             "0x"
         } else {
             ""
@@ -81,7 +61,7 @@ impl Spec {
     /// with zeros unless `-` or a precision is given.
     pub(super) fn number(&self, digits: &str, sign: &str, prefix: &str, out: &mut Vec<u8>) {
         let mut body = String::new();
-        if let Some(precision) = self.precision {
+        if let Some(precision) = self.field.precision {
             body.extend(std::iter::repeat_n(
                 '0',
                 precision.saturating_sub(digits.len()),
@@ -90,8 +70,12 @@ impl Spec {
         body.push_str(digits);
         let lead = format!("{sign}{prefix}");
         let length = lead.len() + body.len();
-        if self.zero && !self.left && self.precision.is_none() && self.width > length {
-            let zeros = "0".repeat(self.width - length);
+        if self.field.zero
+            && !self.field.left
+            && self.field.precision.is_none()
+            && self.field.width > length
+        {
+            let zeros = "0".repeat(self.field.width - length);
             self.pad(&format!("{lead}{zeros}{body}"), out);
         } else {
             self.pad(&format!("{lead}{body}"), out);
@@ -101,9 +85,12 @@ impl Spec {
     /// Seconds since the epoch; a precision adds that many digits of the fraction.
     pub(super) fn epoch(&self, time: Timestamp, out: &mut Vec<u8>) {
         let secs = epoch_secs(time);
-        let Some(precision) = self.precision.filter(|p| *p > 0) else {
+        let Some(precision) = self.field.precision.filter(|p| *p > 0) else {
             let plain = Spec {
-                precision: None,
+                field: Field {
+                    precision: None,
+                    ..self.field
+                },
                 ..self.clone()
             };
             plain.signed(secs, out);
@@ -113,15 +100,21 @@ impl Spec {
         fraction.truncate(precision.min(9));
         fraction.extend(std::iter::repeat_n('0', precision.saturating_sub(9)));
         let whole = Spec {
-            precision: None,
-            width: 0,
+            field: Field {
+                precision: None,
+                width: 0,
+                ..self.field
+            },
             ..self.clone()
         };
         let mut seconds = Vec::new();
         whole.signed(secs, &mut seconds);
         let text = format!("{}.{fraction}", String::from_utf8_lossy(&seconds));
         let padded = Spec {
-            precision: None,
+            field: Field {
+                precision: None,
+                ..self.field
+            },
             ..self.clone()
         };
         padded.pad(&text, out);
@@ -159,28 +152,11 @@ pub(super) fn expand_directive(
     out: &mut Vec<u8>,
     directive: &dyn Fn(&Spec, &mut Vec<u8>),
 ) -> usize {
-    let mut spec = Spec::default();
-    let mut i = start;
-    while let Some(&flag) = bytes.get(i) {
-        match flag {
-            b'-' => spec.left = true,
-            b'0' => spec.zero = true,
-            b'+' => spec.plus = true,
-            b' ' => spec.space = true,
-            b'#' => spec.alternate = true,
-            b'\'' => {}
-            _ => break,
-        }
-        i += 1;
-    }
-    let (width, after) = read_number(bytes, i);
-    spec.width = width.unwrap_or(0);
-    i = after;
-    if bytes.get(i) == Some(&b'.') {
-        let (precision, after) = read_number(bytes, i + 1);
-        spec.precision = Some(precision.unwrap_or(0));
-        i = after;
-    }
+    let (field, mut i) = Field::parse(bytes, start);
+    let mut spec = Spec {
+        field,
+        ..Spec::default()
+    };
     let Some(&letter) = bytes.get(i) else {
         // A `%` ending the format stands for itself, with what followed it.
         out.push(b'%');
@@ -206,18 +182,6 @@ pub(super) fn expand_directive(
         next += 1;
     }
     next
-}
-
-/// Decimal digits at `start` (saturating), and the index after them.
-pub(super) fn read_number(bytes: &[u8], start: usize) -> (Option<usize>, usize) {
-    let mut i = start;
-    let mut value: Option<usize> = None;
-    while let Some(digit) = bytes.get(i).filter(|b| b.is_ascii_digit()) {
-        let digit = usize::from(digit - b'0');
-        value = Some(value.unwrap_or(0).saturating_mul(10).saturating_add(digit));
-        i += 1;
-    }
-    (value, i)
 }
 
 /// Writes the escape after a backslash at `start`; returns where the format goes on.

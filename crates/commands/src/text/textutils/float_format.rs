@@ -1,16 +1,12 @@
 //! One C `printf` floating-point conversion (`%f`, `%e`, `%g`, `%a` and their capitals,
 //! with flags, width and precision), as glibc prints a `long double`.
 
+use crate::printf::Field;
+
 /// A parsed `%[flags][width][.precision][L]conv` directive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct FloatSpec {
-    pub left: bool,
-    pub plus: bool,
-    pub space: bool,
-    pub alternate: bool,
-    pub zero: bool,
-    pub width: usize,
-    pub precision: Option<usize>,
+    pub field: Field,
     /// One of `efgaEFGA`.
     pub conversion: char,
 }
@@ -28,7 +24,7 @@ impl FloatSpec {
         let upper = self.conversion.is_ascii_uppercase();
         let negative = value.is_sign_negative() && !value.is_nan();
         let magnitude = value.abs();
-        let precision = self.precision.map(|p| p.min(MAX_PRECISION));
+        let precision = self.field.precision.map(|p| p.min(MAX_PRECISION));
         let mut body = if !value.is_finite() {
             if value.is_nan() { "nan" } else { "inf" }.to_owned()
         } else {
@@ -36,30 +32,19 @@ impl FloatSpec {
                 'f' => self.fixed(magnitude, precision.unwrap_or(6)),
                 'e' => self.exponent(magnitude, precision.unwrap_or(6)),
                 'g' => self.general(magnitude, precision.unwrap_or(6)),
-                _ => hex(magnitude, precision, self.alternate),
+                _ => hex(magnitude, precision, self.field.alternate),
             }
         };
         if upper {
             body = body.to_ascii_uppercase();
         }
-        let sign = if negative {
-            "-"
-        } else if self.plus {
-            "+"
-        } else if self.space {
-            " "
-        } else {
-            ""
-        };
-        self.pad(sign, &body, value.is_finite())
+        self.pad(self.field.sign(negative), &body, value.is_finite())
     }
 
     fn pad(&self, sign: &str, body: &str, finite: bool) -> String {
         let len = sign.len() + body.len();
-        let fill = self.width.min(MAX_WIDTH).saturating_sub(len);
-        if self.left {
-            format!("{sign}{body}{}", " ".repeat(fill))
-        } else if self.zero && finite {
+        let fill = self.field.width.min(MAX_WIDTH).saturating_sub(len);
+        if self.field.zero && finite && !self.field.left {
             // Zeros go after the sign (and after a hex prefix).
             let (prefix, digits) = match body.get(..2) {
                 Some(p) if p.eq_ignore_ascii_case("0x") => body.split_at(2),
@@ -67,13 +52,13 @@ impl FloatSpec {
             };
             format!("{sign}{prefix}{}{digits}", "0".repeat(fill))
         } else {
-            format!("{}{sign}{body}", " ".repeat(fill))
+            self.field.pad(&format!("{sign}{body}"), MAX_WIDTH)
         }
     }
 
     fn fixed(&self, magnitude: f64, precision: usize) -> String {
         let mut text = format!("{magnitude:.precision$}");
-        if precision == 0 && self.alternate {
+        if precision == 0 && self.field.alternate {
             text.push('.');
         }
         text
@@ -82,7 +67,7 @@ impl FloatSpec {
     fn exponent(&self, magnitude: f64, precision: usize) -> String {
         let (mantissa, exp) = split_exponent(magnitude, precision);
         let mut mantissa = mantissa;
-        if precision == 0 && self.alternate {
+        if precision == 0 && self.field.alternate {
             mantissa.push('.');
         }
         format!("{mantissa}{}", exponent_suffix(exp))
@@ -96,7 +81,7 @@ impl FloatSpec {
         let exp_i64 = i64::from(exp);
         let mut text = if exp_i64 < -4 || exp_i64 >= significant as i64 {
             let (mantissa, exp) = split_exponent(magnitude, significant - 1);
-            let mantissa = if self.alternate {
+            let mantissa = if self.field.alternate {
                 with_point(mantissa)
             } else {
                 trim_fraction(&mantissa)
@@ -105,7 +90,7 @@ impl FloatSpec {
         } else {
             let decimals = usize::try_from(significant as i64 - 1 - exp_i64).unwrap_or(0);
             let fixed = format!("{magnitude:.decimals$}");
-            if self.alternate {
+            if self.field.alternate {
                 with_point(fixed)
             } else {
                 trim_fraction(&fixed)
@@ -255,7 +240,10 @@ mod tests {
         assert_eq!(spec('g').format(123456789.0), "1.23457e+08");
         assert_eq!(spec('g').format(0.0), "0");
         let alt = FloatSpec {
-            alternate: true,
+            field: Field {
+                alternate: true,
+                ..Field::default()
+            },
             ..spec('g')
         };
         assert_eq!(alt.format(1.0), "1.00000");
@@ -264,21 +252,30 @@ mod tests {
     #[test]
     fn flags_and_width() {
         let zero3 = FloatSpec {
-            zero: true,
-            width: 3,
+            field: Field {
+                zero: true,
+                width: 3,
+                ..Field::default()
+            },
             ..spec('g')
         };
         assert_eq!(zero3.format(1.0), "001");
         assert_eq!(zero3.format(-1.0), "-01");
         let padded = FloatSpec {
-            width: 6,
-            precision: Some(1),
+            field: Field {
+                width: 6,
+                precision: Some(1),
+                ..Field::default()
+            },
             ..spec('f')
         };
         assert_eq!(padded.format(2.25), "   2.2");
         let left = FloatSpec {
-            left: true,
-            plus: true,
+            field: Field {
+                left: true,
+                plus: true,
+                ..padded.field
+            },
             ..padded
         };
         assert_eq!(left.format(2.0), "+2.0  ");

@@ -5,6 +5,7 @@
 use super::float_format::FloatSpec;
 use super::print_and_exit;
 use crate::options::{Arg, HELP_VERSION, Invocation, Parser, Spec, Value, version};
+use crate::printf::Field;
 use crate::util::{Output, quote, usage_error};
 use crate::{Context, Status};
 
@@ -71,11 +72,13 @@ impl Format {
     /// `%.{precision}f`, zero-padded to `width` when given.
     fn fixed(precision: usize, width: Option<usize>) -> Self {
         Self::bare(FloatSpec {
-            zero: width.is_some(),
-            width: width.unwrap_or(0),
-            precision: Some(precision),
+            field: Field {
+                zero: width.is_some(),
+                width: width.unwrap_or(0),
+                precision: Some(precision),
+                ..Field::default()
+            },
             conversion: 'f',
-            ..FloatSpec::default()
         })
     }
 
@@ -446,27 +449,12 @@ fn parse_format(text: &str) -> Result<Format, Failure> {
             }
         }
     }
-    i += 1;
-    let mut spec = FloatSpec::default();
-    while let Some(&flag) = bytes.get(i).filter(|b| b"-+#0 '".contains(b)) {
-        match flag {
-            b'-' => spec.left = true,
-            b'+' => spec.plus = true,
-            b'#' => spec.alternate = true,
-            b'0' => spec.zero = true,
-            b' ' => spec.space = true,
-            _ => {} // Grouping: nothing in the C locale.
-        }
-        i += 1;
-    }
-    let (width, next) = digits_at(text, i);
-    spec.width = width.unwrap_or(0);
+    let (field, next) = Field::parse(bytes, i + 1);
+    let mut spec = FloatSpec {
+        field,
+        ..FloatSpec::default()
+    };
     i = next;
-    if bytes.get(i) == Some(&b'.') {
-        let (precision, next) = digits_at(text, i + 1);
-        spec.precision = Some(precision.unwrap_or(0));
-        i = next;
-    }
     if bytes.get(i) == Some(&b'L') {
         i += 1;
     }
@@ -505,16 +493,7 @@ fn parse_format(text: &str) -> Result<Format, Failure> {
     })
 }
 
-/// The decimal number at byte `start` of `text` (saturated), and where it ends.
-fn digits_at(text: &str, start: usize) -> (Option<usize>, usize) {
-    let len = text[start..].bytes().take_while(u8::is_ascii_digit).count();
-    if len == 0 {
-        return (None, start);
-    }
-    let value = text[start..start + len].parse().unwrap_or(usize::MAX);
-    (Some(value), start + len)
-}
-
+/// `value` quoted as GNU seq quotes a format in its messages.
 fn quote_c(value: &str) -> String {
     if value.contains('\'') {
         quote(value)
