@@ -16,18 +16,19 @@ let queue: Promise<void> = Promise.resolve();
 /** Tasks queued or running: with none, the next one runs at once, not a microtask later. */
 let queued = 0;
 
-/** When the queue last had a task (`performance.now()`). */
-let lastBusy = 0;
+/** How many tasks the queue has taken: a program is compiled ahead of use only after a
+ * while in which it took none. (Counted, not timed: while a recording or replaying
+ * sandbox runs an operation, the worker's clocks read its tape.) */
+let tasksTaken = 0;
 
 /** Runs `task` after those queued before it, one at a time; `fail` gets its error. A
  * task that finishes without waiting finishes here, before the next message is read. */
 function enqueue(task: () => void | Promise<void>, fail: (err: unknown) => void): void {
   const done = () => {
     queued--;
-    lastBusy = performance.now();
   };
   queued++;
-  lastBusy = performance.now();
+  tasksTaken++;
   if (queued > 1) {
     queue = queue.then(task).catch(fail).finally(done);
     return;
@@ -335,19 +336,20 @@ function fetchPrograms(box: WasmSandbox, programs: ProgramSpec[]): void {
   }
 }
 
-/** How long the queue must have been empty before a program is compiled ahead of its
+/** How long the queue must have taken no task before a program is compiled ahead of its
  * first use: compiling CPython holds the worker for about 0.2 s, which a command sent
  * just as the page loads (the first prompt, a reload) should not wait for. */
 const PRECOMPILE_AFTER_IDLE_MS = 300;
 
-/** Compiles `program` once the queue has been idle a while (a command that runs it
- * first compiles it itself). A module that does not compile is reported. */
+/** Compiles `program` once the queue has taken no task for a while (a command that runs
+ * it first compiles it itself). A module that does not compile is reported. */
 function precompileWhenIdle(box: WasmSandbox, program: string): void {
+  let seen = tasksTaken;
   const attempt = () => {
     if (crashed) return;
-    const idleFor = performance.now() - lastBusy;
-    if (queued > 0 || idleFor < PRECOMPILE_AFTER_IDLE_MS) {
-      setTimeout(attempt, PRECOMPILE_AFTER_IDLE_MS - Math.min(idleFor, PRECOMPILE_AFTER_IDLE_MS) + 10);
+    if (queued > 0 || tasksTaken !== seen) {
+      seen = tasksTaken;
+      setTimeout(attempt, PRECOMPILE_AFTER_IDLE_MS);
       return;
     }
     try {
