@@ -157,6 +157,9 @@ const SPEC: Spec<Long> = Spec {
         ("no-verbose", Value::No, off('v')),
         ("no-get", Value::No, off('G')),
         ("no-create-dirs", Value::No, off(CREATE_DIRS)),
+        // Named whole, or its prefix would be `--no-remote-name-all`'s. It cancels a
+        // pending `-O`, which nothing here keeps open: taken and ignored.
+        ("no-remote-name", Value::No, off('O')),
         ("no-remote-name-all", Value::No, off(REMOTE_NAME_ALL)),
         ("no-insecure", Value::No, NO_OP),
         ("no-compressed", Value::No, NO_OP),
@@ -306,6 +309,8 @@ mod tests {
         assert_eq!(a.urls, ["x.org"]);
         assert_eq!(a.method.as_deref(), Some("PUT"));
         assert_eq!(a.data, [Data::Ascii("a=b".into())]);
+        let a = args(&["--remote-name-all", "--no-remote-name", "x"]).unwrap_or_default();
+        assert!(a.remote_name_all);
         let a = args(&["-s", "--no-silent", "--", "-v"]).unwrap_or_default();
         assert!(!a.silent);
         assert_eq!(a.urls, ["-v"]);
