@@ -7,6 +7,7 @@ use crate::constraint::Constraint;
 use crate::error::CapsError;
 use crate::mcp::{McpDoc, McpServer};
 use crate::network::{NetworkDoc, NetworkPolicy};
+use crate::schema::ArgumentSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -83,7 +84,7 @@ pub struct Tool {
     pub description: String,
     /// The JSON Schema of its arguments (an object).
     pub parameters: Value,
-    pub(crate) validator: jsonschema::Validator,
+    pub(crate) schema: ArgumentSchema,
     /// What must hold of the arguments, beyond the schema.
     pub constraints: Option<Constraint>,
     /// How many calls the sandbox may make in all.
@@ -269,10 +270,10 @@ pub(crate) fn compile_tool_body(
             "must be a JSON Schema with \"type\": \"object\" (a tool takes named arguments)",
         ));
     }
-    let validator = jsonschema::validator_for(&parameters).map_err(|err| {
+    let schema = ArgumentSchema::compile(&parameters).map_err(|why| {
         CapsError::invalid(
             format!("{place}.parameters"),
-            format!("not a usable JSON Schema: {err}"),
+            format!("not a usable JSON Schema: {why}"),
         )
     })?;
     let constraints = doc
@@ -300,7 +301,7 @@ pub(crate) fn compile_tool_body(
         name: doc.name,
         description: doc.description,
         parameters,
-        validator,
+        schema,
         constraints,
         max_calls: doc.max_calls,
         rate_limit: doc.rate_limit,

@@ -207,18 +207,7 @@ impl Gate {
                 format!("`{name}`: the arguments are not JSON ({err})"),
             )
         })?;
-        let problems: Vec<String> = tool
-            .validator
-            .iter_errors(&parsed)
-            .take(5)
-            .map(|err| {
-                let at = err.instance_path().to_string();
-                match at.is_empty() {
-                    true => err.to_string(),
-                    false => format!("{at}: {err}"),
-                }
-            })
-            .collect();
+        let problems = tool.schema.problems(&parsed, 5);
         if !problems.is_empty() {
             return Err(Denial::new(
                 Code::BadArgs,

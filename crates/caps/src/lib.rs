@@ -18,6 +18,7 @@ mod error;
 mod gate;
 mod mcp;
 mod network;
+mod schema;
 mod scrub;
 
 pub use audit::{AuditLog, REDACTED, Via, redact_pointers};

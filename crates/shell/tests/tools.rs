@@ -111,7 +111,7 @@ async fn refusals_exit_126_with_their_code_and_reach_no_handler() {
         ),
         (
             "weather --days 2",
-            "weather: CAP_BAD_ARGS: `weather`: the arguments do not match its schema: \"city\" is a required property\n",
+            "weather: CAP_BAD_ARGS: `weather`: the arguments do not match its schema: missing properties 'city'\n",
         ),
         (
             "tool weather --json '{bad'",
