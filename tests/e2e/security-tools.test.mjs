@@ -119,5 +119,52 @@ for (const name of browserNames) {
       });
       assert.match(message, /builtins\.write_file/);
     });
+
+    // A granted tool's schema may come from an MCP server, and its arguments from the
+    // model. boon checks by recursion, and a schema that refers to itself through many
+    // `$defs` is walked again at every level of the arguments: before the bound, this
+    // call ended in "Maximum call stack size exceeded" (Chromium) or crashed the runtime
+    // (Firefox). Now such arguments are refused unchecked, and the sandbox goes on.
+    test('a schema that refers to itself cannot make a check overflow the stack', async () => {
+      const answers = await page.evaluate(async () => {
+        const selfReferring = (references) => {
+          const defs = {};
+          for (let i = 0; i < references; i++) defs[`a${i}`] = { $ref: i + 1 < references ? `#/$defs/a${i + 1}` : '#' };
+          return { type: 'object', $defs: defs, properties: { x: { $ref: '#/$defs/a0' } } };
+        };
+        const nested = (depth) => {
+          let args = {};
+          for (let i = 0; i < depth; i++) args = { x: args };
+          return args;
+        };
+        const sandbox = await window.sandtab.Sandbox.create({
+          storage: 'memory',
+          capabilities: {
+            tools: [
+              { name: 'maze', description: 'many references', parameters: selfReferring(120) },
+              { name: 'tree', description: 'one', parameters: selfReferring(1) },
+            ],
+          },
+          tools: { maze: async () => 'maze done', tree: async () => 'tree done' },
+        });
+        const call = (name, args) =>
+          sandbox.callTool(name, args).then(
+            (result) => ({ result }),
+            (err) => ({ code: err.code, message: String(err.message) }),
+          );
+        const deepMaze = await call('maze', nested(20));
+        const tree = await call('tree', nested(60));
+        const badTree = await call('tree', { x: { x: 1 } });
+        const alive = (await sandbox.exec('echo alive')).stdout;
+        await sandbox.close();
+        return { deepMaze, tree, badTree, alive };
+      });
+      assert.equal(answers.deepMaze.code, 'CAP_BAD_ARGS', JSON.stringify(answers.deepMaze));
+      assert.match(answers.deepMaze.message, /nest 21 levels deep; this schema refers to itself/);
+      assert.deepEqual(answers.tree, { result: 'tree done' });
+      assert.equal(answers.badTree.code, 'CAP_BAD_ARGS');
+      assert.match(answers.badTree.message, /\/x\/x: want object, but got number/);
+      assert.equal(answers.alive, 'alive\n');
+    });
   });
 }

@@ -468,9 +468,10 @@ async function main(): Promise<void> {
     ? await openingProject(wanted, wanted)
     : (projects.find((p) => p.id === lastId) ?? projects[0] ?? (await openingProject('My project', 'demo')));
   await openProject(project);
-  // Only now: its install downloads what the page has not loaded yet (the editor), which
-  // must not compete with the first prompt.
-  registerServiceWorker();
+  // Only once the terminal shows its prompt: the worker's install downloads what the page
+  // has not loaded yet (the editor), which must not compete with the first prompt.
+  const started = current?.terminal.ready ?? Promise.resolve();
+  void started.then(registerServiceWorker, registerServiceWorker);
   // The terminal takes the keyboard only if the person has not started typing elsewhere
   // (the prompt, say) while the project opened.
   const focused = document.activeElement;

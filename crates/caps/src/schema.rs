@@ -9,15 +9,37 @@ use serde_json::Value;
 /// Where a tool's schema is compiled from; `$ref`s are relative to it.
 const SCHEMA_URL: &str = "urn:sandtab:tool";
 
+/// How deeply a schema may nest (as the page's options may).
+pub(crate) const MAX_SCHEMA_DEPTH: usize = 64;
+
+/// The check recurses once per level of schema it walks, and a schema that refers to
+/// itself is walked again for each level of the arguments: (references + 1) x depth x
+/// (argument depth + 1) bounds it. Measured on a schema of 121 references and 3 levels,
+/// the browsers' stacks held at 2,196 and gave out at 3,294 (Chromium: "Maximum call
+/// stack size exceeded"; Firefox at 4,758: the runtime crashed), so arguments nested
+/// deeper than a budget well below that allows are refused unchecked.
+const CHECK_BUDGET: usize = 600;
+
 /// A compiled argument schema.
 pub(crate) struct ArgumentSchema {
     schemas: boon::Schemas,
     root: boon::SchemaIndex,
+    /// How deeply arguments may nest to be checked, for a schema with references.
+    max_args_depth: Option<usize>,
 }
 
 impl ArgumentSchema {
     /// `schema` compiled, or why it is not a usable JSON Schema.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
+        let depth = depth_of(schema);
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(format!(
+                "it nests {depth} levels deep, more than {MAX_SCHEMA_DEPTH}"
+            ));
+        }
+        let references = references_in(schema);
+        let max_args_depth = (references > 0)
+            .then(|| (CHECK_BUDGET / ((references + 1) * depth.max(1))).saturating_sub(1));
         let mut compiler = boon::Compiler::new();
         compiler.use_loader(Box::new(Offline));
         compiler
@@ -27,18 +49,56 @@ impl ArgumentSchema {
         let root = compiler
             .compile(SCHEMA_URL, &mut schemas)
             .map_err(|err| compile_error(&err))?;
-        Ok(Self { schemas, root })
+        Ok(Self {
+            schemas,
+            root,
+            max_args_depth,
+        })
     }
 
     /// What is wrong with `value`, at most `limit` problems, each with where it is
     /// (`/city: ...`); empty when it matches.
     pub(crate) fn problems(&self, value: &Value, limit: usize) -> Vec<String> {
+        if let Some(max) = self.max_args_depth {
+            let depth = depth_of(value);
+            if depth > max {
+                return vec![format!(
+                    "they nest {depth} levels deep; this schema refers to itself, and arguments \
+                     nested more than {max} levels are not checked against it"
+                )];
+            }
+        }
         let Err(err) = self.schemas.validate(value, self.root) else {
             return Vec::new();
         };
         let mut problems = Vec::new();
         collect_leaves(&err, limit, &mut problems);
         problems
+    }
+}
+
+/// Levels of arrays and objects in `value` (a number or string is 0).
+fn depth_of(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth_of).max().unwrap_or(0),
+        Value::Object(fields) => 1 + fields.values().map(depth_of).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// How many references (`$ref`, `$dynamicRef`, `$recursiveRef`) `schema` holds.
+fn references_in(schema: &Value) -> usize {
+    match schema {
+        Value::Array(items) => items.iter().map(references_in).sum(),
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(key, value)| {
+                let own = matches!(key.as_str(), "$ref" | "$dynamicRef" | "$recursiveRef")
+                    && value.is_string();
+                usize::from(own) + references_in(value)
+            })
+            .sum(),
+        _ => 0,
     }
 }
 
@@ -195,6 +255,81 @@ mod tests {
             assert!(err.contains("is not valid regex"), "{pattern}: {err}");
             assert!(!err.contains('\n'), "{err}");
         }
+    }
+
+    /// A schema whose `x` is the schema again, behind a chain of `references` `$defs`.
+    fn self_referring(references: usize) -> Value {
+        let defs: serde_json::Map<String, Value> = (0..references)
+            .map(|i| {
+                let next = if i + 1 < references {
+                    format!("#/$defs/a{}", i + 1)
+                } else {
+                    "#".into()
+                };
+                (format!("a{i}"), json!({"$ref": next}))
+            })
+            .collect();
+        json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/a0"}}})
+    }
+
+    /// Arguments `depth` + 1 levels deep (`{"x": {"x": {}}}` for 2).
+    fn nested(depth: usize) -> Value {
+        (0..depth).fold(json!({}), |inner, _| json!({"x": inner}))
+    }
+
+    /// `check` on a thread with a stack that holds a debug build's frames, several times
+    /// a release build's: the bound itself is tested on the browsers' stacks
+    /// (tests/e2e/security-tools.test.mjs).
+    fn on_a_big_stack(check: impl FnOnce() + Send + 'static) {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(check)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn a_schema_that_refers_to_itself_checks_arguments_to_a_bounded_depth() {
+        on_a_big_stack(bounded_depth);
+    }
+
+    fn bounded_depth() {
+        // 41 references (the property's and 40 `$defs`) and 3 levels:
+        // 600 / ((41 + 1) * 3) = 4 steps, so 3 levels.
+        let schema = ArgumentSchema::compile(&self_referring(40)).unwrap();
+        assert_eq!(schema.max_args_depth, Some(3));
+        assert!(schema.problems(&nested(2), 5).is_empty());
+        let refused = schema.problems(&nested(20), 5);
+        assert_eq!(
+            refused,
+            [
+                "they nest 21 levels deep; this schema refers to itself, and arguments nested \
+              more than 3 levels are not checked against it"
+            ]
+        );
+        // Few references: deep trees are still checked.
+        let tree = ArgumentSchema::compile(&self_referring(1)).unwrap();
+        assert_eq!(tree.max_args_depth, Some(600 / ((2 + 1) * 3) - 1));
+        assert!(tree.problems(&nested(30), 5).is_empty());
+        assert_eq!(
+            tree.problems(&json!({"x": {"x": 1}}), 5),
+            ["/x/x: want object, but got number"]
+        );
+    }
+
+    #[test]
+    fn without_references_arguments_nest_freely() {
+        let schema = ArgumentSchema::compile(&json!({"type": "object"})).unwrap();
+        assert_eq!(schema.max_args_depth, None);
+        assert!(schema.problems(&nested(127), 5).is_empty());
+    }
+
+    #[test]
+    fn refuses_a_schema_nested_too_deeply() {
+        let deep = (0..70).fold(json!({}), |inner, _| json!({"allOf": [inner]}));
+        let err = ArgumentSchema::compile(&deep).err().unwrap_or_default();
+        assert_eq!(err, "it nests 141 levels deep, more than 64");
     }
 
     #[test]
