@@ -10,7 +10,7 @@ use serde_json::Value;
 const SCHEMA_URL: &str = "urn:sandtab:tool";
 
 /// How deeply a schema may nest (as the page's options may).
-pub(crate) const MAX_SCHEMA_DEPTH: usize = 64;
+const MAX_SCHEMA_DEPTH: usize = 64;
 
 /// The check recurses once per level of schema it walks, and a schema that refers to
 /// itself is walked again for each level of the arguments: (references + 1) x depth x
